@@ -1,0 +1,580 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file fring.h
+ * @brief libfring: FUSE filesystem servers over io_uring, without libfuse.
+ *
+ * This header is the whole public API. A filesystem fills a struct fring_ops,
+ * and calls fring_main() (or the fring_session_* functions). Each callback
+ * receives a request handle and must answer it exactly once with one of the
+ * fring_reply_*() functions, either before returning or later (from any
+ * thread) after calling fring_req_async().
+ *
+ * Conventions:
+ *  - Library functions return 0 (or a count) on success and a negative errno
+ *    on failure; they never set errno.
+ *  - Reply functions take a *positive* errno, like libfuse's fuse_reply_err().
+ *  - Unless said otherwise a callback runs on the worker thread of the queue
+ *    that received the request ("queue thread"). Many callbacks run at once on
+ *    different queues: the filesystem does its own locking.
+ */
+#ifndef FRING_FRING_H
+#define FRING_FRING_H
+
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FRING_VERSION_MAJOR 0
+#define FRING_VERSION_MINOR 1
+#define FRING_VERSION_PATCH 0
+#define FRING_VERSION "0.1.0"
+/** Encodes a version for comparisons: FRING_VERSION_NUM >= FRING_MKVER(0,2,0) */
+#define FRING_MKVER(a, b, c) (((a) << 16) | ((b) << 8) | (c))
+#define FRING_VERSION_NUM \
+	FRING_MKVER(FRING_VERSION_MAJOR, FRING_VERSION_MINOR, FRING_VERSION_PATCH)
+
+/** Runtime version string of the linked library. */
+const char *fring_version(void);
+
+/** Inode number as the kernel knows it. The root is FRING_ROOT_INO. */
+typedef uint64_t fring_ino_t;
+#define FRING_ROOT_INO ((fring_ino_t)1)
+
+typedef struct fring_req fring_req_t;
+typedef struct fring_session fring_session_t;
+typedef struct fring_config fring_config_t;
+
+/* ------------------------------------------------------------------------ */
+/** @name Logging */
+/**@{*/
+enum fring_log_level {
+	FRING_LOG_ERR = 3,
+	FRING_LOG_WARN = 4,
+	FRING_LOG_INFO = 6,
+	FRING_LOG_DEBUG = 7,
+};
+/** Receives one complete line (no trailing newline). May run on any thread. */
+typedef void (*fring_log_fn)(enum fring_log_level level, const char *line,
+			     void *data);
+/**
+ * Sets the process-wide log sink and the most verbose level passed to it.
+ * fn == NULL restores the default (stderr, "fring: " prefix). Not thread-safe
+ * against concurrent logging: call it before starting a session.
+ */
+void fring_set_log(fring_log_fn fn, void *data, enum fring_log_level max_level);
+/**@}*/
+
+/* ------------------------------------------------------------------------ */
+/** @name Transports */
+/**@{*/
+/** The rungs of the transport ladder, best first. */
+enum fring_transport {
+	FRING_TRANSPORT_AUTO = 0, /**< pick the best the kernel offers */
+	FRING_TRANSPORT_ZEROCOPY = 1,
+	FRING_TRANSPORT_BUFPOOL_REGISTERED = 2,
+	FRING_TRANSPORT_BUFPOOL = 3,
+	FRING_TRANSPORT_URING = 4,
+	FRING_TRANSPORT_DEV = 5, /**< classic read/write on /dev/fuse */
+};
+/** "auto", "zerocopy", "bufpool-registered", "bufpool", "uring", "dev". */
+const char *fring_transport_name(enum fring_transport t);
+/**@}*/
+
+/* ------------------------------------------------------------------------ */
+/** @name Connection (INIT negotiation) */
+/**@{*/
+/*
+ * Capability bits: the kernel's 64-bit INIT flags (flags | flags2 << 32).
+ * Only the ones a filesystem may want to turn on or off are named here.
+ */
+#define FRING_CAP_ASYNC_READ (1ULL << 0)
+#define FRING_CAP_POSIX_LOCKS (1ULL << 1)
+#define FRING_CAP_ATOMIC_O_TRUNC (1ULL << 3)
+#define FRING_CAP_EXPORT_SUPPORT (1ULL << 4)
+#define FRING_CAP_BIG_WRITES (1ULL << 5)
+#define FRING_CAP_DONT_MASK (1ULL << 6)
+#define FRING_CAP_FLOCK_LOCKS (1ULL << 10)
+#define FRING_CAP_IOCTL_DIR (1ULL << 11)
+#define FRING_CAP_AUTO_INVAL_DATA (1ULL << 12)
+#define FRING_CAP_READDIRPLUS (1ULL << 13)
+#define FRING_CAP_READDIRPLUS_AUTO (1ULL << 14)
+#define FRING_CAP_ASYNC_DIO (1ULL << 15)
+#define FRING_CAP_WRITEBACK_CACHE (1ULL << 16)
+#define FRING_CAP_NO_OPEN_SUPPORT (1ULL << 17)
+#define FRING_CAP_PARALLEL_DIROPS (1ULL << 18)
+#define FRING_CAP_HANDLE_KILLPRIV (1ULL << 19)
+#define FRING_CAP_POSIX_ACL (1ULL << 20)
+#define FRING_CAP_ABORT_ERROR (1ULL << 21)
+#define FRING_CAP_MAX_PAGES (1ULL << 22)
+#define FRING_CAP_CACHE_SYMLINKS (1ULL << 23)
+#define FRING_CAP_NO_OPENDIR_SUPPORT (1ULL << 24)
+#define FRING_CAP_EXPLICIT_INVAL_DATA (1ULL << 25)
+#define FRING_CAP_HANDLE_KILLPRIV_V2 (1ULL << 28)
+#define FRING_CAP_SETXATTR_EXT (1ULL << 29)
+#define FRING_CAP_SECURITY_CTX (1ULL << 32)
+#define FRING_CAP_CREATE_SUPP_GROUP (1ULL << 34)
+#define FRING_CAP_DIRECT_IO_ALLOW_MMAP (1ULL << 36)
+#define FRING_CAP_PASSTHROUGH (1ULL << 37)
+#define FRING_CAP_NO_EXPORT_SUPPORT (1ULL << 38)
+#define FRING_CAP_OVER_IO_URING (1ULL << 41)
+#define FRING_CAP_REQUEST_TIMEOUT (1ULL << 42)
+#define FRING_CAP_IO_URING_BUFPOOL (1ULL << 43)
+
+/**
+ * The negotiated connection. In the init callback, `capable`, `proto_*` are
+ * what the kernel offered and the other fields hold the library's proposal:
+ * the filesystem may change `want` (only bits in `capable` survive) and the
+ * limits. After INIT, fring_session_conn() returns the final values.
+ */
+struct fring_conn {
+	uint32_t proto_major;	 /**< kernel FUSE ABI major (7) */
+	uint32_t proto_minor;	 /**< kernel ABI minor, e.g. 45 or 46 */
+	uint64_t capable;	 /**< FRING_CAP_* offered by the kernel */
+	uint64_t want;		 /**< FRING_CAP_* requested */
+	uint32_t max_write;	 /**< largest WRITE payload */
+	uint32_t max_read;	 /**< largest READ (from the max_read= option) */
+	uint32_t max_readahead;	 /**< bytes */
+	uint32_t max_pages;	 /**< pages per request (needs CAP_MAX_PAGES) */
+	uint32_t max_background; /**< 0 = kernel default */
+	uint32_t congestion_threshold; /**< 0 = kernel default */
+	uint32_t time_gran;	       /**< timestamp granularity, ns (1 = ns) */
+	uint32_t request_timeout; /**< seconds, with CAP_REQUEST_TIMEOUT */
+	uint32_t reserved[8];
+};
+/**@}*/
+
+/* ------------------------------------------------------------------------ */
+/** @name Request data */
+/**@{*/
+
+/** Who sent a request. */
+struct fring_ctx {
+	uid_t uid; /**< caller's fsuid; (uid_t)-1 on idmapped mounts */
+	gid_t gid; /**< caller's fsgid */
+	pid_t pid; /**< caller's thread id, 0 if not visible */
+	mode_t umask; /**< for create ops: the caller's umask, else 0 */
+};
+
+/** What the kernel reports about an entry (LOOKUP, MKDIR, CREATE, ...). */
+struct fring_entry {
+	fring_ino_t ino;	  /**< 0 = negative entry (cached ENOENT) */
+	uint64_t generation;	  /**< (ino, generation) is unique for life */
+	struct stat attr;	  /**< st_ino is ignored; ino is used */
+	double attr_timeout;	  /**< seconds the attributes may be cached */
+	double entry_timeout;	  /**< seconds the name may be cached */
+};
+
+/** An open file. Filled by the kernel's open flags; open/create set fh etc. */
+struct fring_file {
+	int flags;	     /**< open(2) flags (open, create, read, write...) */
+	uint64_t fh;	     /**< the filesystem's handle, set in open/create */
+	uint64_t lock_owner; /**< for flush, release, locks */
+	uint32_t direct_io : 1;	   /**< reply: bypass the page cache */
+	uint32_t keep_cache : 1;   /**< reply: keep cached data on open */
+	uint32_t nonseekable : 1;  /**< reply: the file is a stream */
+	uint32_t cache_readdir : 1; /**< reply (opendir): cache the listing */
+	uint32_t noflush : 1;	   /**< reply: no FLUSH on close */
+	uint32_t parallel_direct_writes : 1; /**< reply */
+	uint32_t writepage : 1;	 /**< write: from the page cache (writeback) */
+	uint32_t flush : 1;	 /**< release: also flush */
+	uint32_t flock_release : 1; /**< release: drop flock locks of owner */
+	uint32_t kill_suidgid : 1;  /**< open/write: clear suid/sgid */
+	uint32_t padding : 22;
+	uint32_t poll_events; /**< poll: requested events */
+	int32_t backing_id;   /**< reserved for FUSE passthrough */
+	uint32_t reserved[4];
+};
+
+/** Kinds of data buffer handed to read, write and readdir handlers. */
+enum fring_buf_kind {
+	FRING_BUF_MEM = 0,   /**< plain memory at `mem` */
+	FRING_BUF_FIXED = 1, /**< io_uring fixed buffer (zero-copy); no `mem` */
+};
+
+/**
+ * Where a read's data goes (dst) or a write's data is (src). For MEM buffers
+ * `mem` is valid until the request is answered; for FIXED buffers only
+ * io_uring *_FIXED operations on the queue's ring may touch the data.
+ */
+struct fring_buf {
+	enum fring_buf_kind kind;
+	size_t size;	   /**< bytes available (dst) or present (src) */
+	void *mem;	   /**< MEM: the bytes; FIXED: NULL */
+	int buf_index;	   /**< io_uring fixed-buffer index, or -1 */
+	uint64_t buf_addr; /**< what a *_FIXED SQE puts in sqe->addr */
+};
+
+/** setattr's to_set bits. */
+#define FRING_SET_MODE (1 << 0)
+#define FRING_SET_UID (1 << 1)
+#define FRING_SET_GID (1 << 2)
+#define FRING_SET_SIZE (1 << 3)
+#define FRING_SET_ATIME (1 << 4)
+#define FRING_SET_MTIME (1 << 5)
+#define FRING_SET_ATIME_NOW (1 << 7)
+#define FRING_SET_MTIME_NOW (1 << 8)
+#define FRING_SET_CTIME (1 << 10)
+#define FRING_SET_KILL_SUIDGID (1 << 11)
+
+/** One FORGET of a batch. */
+struct fring_forget {
+	fring_ino_t ino;
+	uint64_t nlookup;
+};
+/**@}*/
+
+/* ------------------------------------------------------------------------ */
+/**
+ * @name Callback table
+ *
+ * Every member is optional. A missing member answers ENOSYS, except:
+ * forget/forget_multi (nothing to do), open/opendir (success, fh 0),
+ * release/releasedir/flush/fsync/fsyncdir (success), statfs (a generic
+ * answer), access (success: rely on default_permissions), and the lock
+ * operations (the kernel then handles locks locally).
+ *
+ * Every callback except init, destroy, forget and forget_multi receives a
+ * request that must be answered exactly once. Strings and buffers passed in
+ * stay valid until the request is answered.
+ */
+/**@{*/
+struct fring_ops {
+	/** Before INIT is answered; adjust conn->want and limits. Main thread. */
+	void (*init)(void *userdata, struct fring_conn *conn);
+	/** Once, after the last request, before fring_session_run returns. */
+	void (*destroy)(void *userdata);
+
+	void (*lookup)(fring_req_t *req, fring_ino_t parent, const char *name);
+	/** Drop nlookup references to ino. No reply. */
+	void (*forget)(void *userdata, fring_ino_t ino, uint64_t nlookup);
+	/** A batch of forgets; if NULL, forget is called for each. No reply. */
+	void (*forget_multi)(void *userdata, size_t count,
+			     const struct fring_forget *forgets);
+	/** fi is NULL unless the kernel named an open file (fstat). */
+	void (*getattr)(fring_req_t *req, fring_ino_t ino, struct fring_file *fi);
+	/** attr holds the new values of the fields named in to_set. */
+	void (*setattr)(fring_req_t *req, fring_ino_t ino, struct stat *attr,
+			int to_set, struct fring_file *fi);
+	void (*readlink)(fring_req_t *req, fring_ino_t ino);
+	void (*mknod)(fring_req_t *req, fring_ino_t parent, const char *name,
+		      mode_t mode, dev_t rdev);
+	void (*mkdir)(fring_req_t *req, fring_ino_t parent, const char *name,
+		      mode_t mode);
+	void (*unlink)(fring_req_t *req, fring_ino_t parent, const char *name);
+	void (*rmdir)(fring_req_t *req, fring_ino_t parent, const char *name);
+	void (*symlink)(fring_req_t *req, const char *target, fring_ino_t parent,
+			const char *name);
+	/** flags: 0, RENAME_NOREPLACE, RENAME_EXCHANGE or RENAME_WHITEOUT. */
+	void (*rename)(fring_req_t *req, fring_ino_t parent, const char *name,
+		       fring_ino_t newparent, const char *newname,
+		       unsigned int flags);
+	void (*link)(fring_req_t *req, fring_ino_t ino, fring_ino_t newparent,
+		     const char *newname);
+	void (*open)(fring_req_t *req, fring_ino_t ino, struct fring_file *fi);
+	/**
+	 * Read up to size bytes at off into dst (dst->size >= size). Answer
+	 * with fring_reply_data() after filling dst, fring_reply_buf() with
+	 * other memory, or fring_read_from_fd() to let the library do the I/O.
+	 */
+	void (*read)(fring_req_t *req, fring_ino_t ino, size_t size, off_t off,
+		     struct fring_file *fi, const struct fring_buf *dst);
+	/** Write src->size bytes at off. Answer fring_reply_write(). */
+	void (*write)(fring_req_t *req, fring_ino_t ino,
+		      const struct fring_buf *src, off_t off,
+		      struct fring_file *fi);
+	void (*flush)(fring_req_t *req, fring_ino_t ino, struct fring_file *fi);
+	void (*release)(fring_req_t *req, fring_ino_t ino,
+			struct fring_file *fi);
+	void (*fsync)(fring_req_t *req, fring_ino_t ino, int datasync,
+		      struct fring_file *fi);
+	void (*opendir)(fring_req_t *req, fring_ino_t ino,
+			struct fring_file *fi);
+	/**
+	 * List entries after offset off into dst with fring_add_direntry()
+	 * and answer fring_reply_data(req, used). Offsets are the filesystem's
+	 * cookies; 0 means "from the start".
+	 */
+	void (*readdir)(fring_req_t *req, fring_ino_t ino, size_t size,
+			off_t off, struct fring_file *fi,
+			const struct fring_buf *dst);
+	/** As readdir with fring_add_direntry_plus(); each entry but "." and
+	 * ".." counts as a lookup. */
+	void (*readdirplus)(fring_req_t *req, fring_ino_t ino, size_t size,
+			    off_t off, struct fring_file *fi,
+			    const struct fring_buf *dst);
+	void (*releasedir)(fring_req_t *req, fring_ino_t ino,
+			   struct fring_file *fi);
+	void (*fsyncdir)(fring_req_t *req, fring_ino_t ino, int datasync,
+			 struct fring_file *fi);
+	void (*statfs)(fring_req_t *req, fring_ino_t ino);
+	void (*setxattr)(fring_req_t *req, fring_ino_t ino, const char *name,
+			 const void *value, size_t size, int flags);
+	/** size 0: answer fring_reply_xattr(len); else fring_reply_buf() or
+	 * ERANGE. */
+	void (*getxattr)(fring_req_t *req, fring_ino_t ino, const char *name,
+			 size_t size);
+	/** Names NUL-separated; size rules as getxattr. */
+	void (*listxattr)(fring_req_t *req, fring_ino_t ino, size_t size);
+	void (*removexattr)(fring_req_t *req, fring_ino_t ino, const char *name);
+	void (*access)(fring_req_t *req, fring_ino_t ino, int mask);
+	/** Create and open. Answer fring_reply_create(). */
+	void (*create)(fring_req_t *req, fring_ino_t parent, const char *name,
+		       mode_t mode, struct fring_file *fi);
+	/** O_TMPFILE: an unnamed file in parent. Answer fring_reply_create(). */
+	void (*tmpfile)(fring_req_t *req, fring_ino_t parent, mode_t mode,
+			struct fring_file *fi);
+	void (*getlk)(fring_req_t *req, fring_ino_t ino, struct fring_file *fi,
+		      struct flock *lock);
+	void (*setlk)(fring_req_t *req, fring_ino_t ino, struct fring_file *fi,
+		      struct flock *lock, int sleep);
+	/** op: LOCK_SH, LOCK_EX or LOCK_UN, possibly | LOCK_NB. */
+	void (*flock)(fring_req_t *req, fring_ino_t ino, struct fring_file *fi,
+		      int op);
+	void (*bmap)(fring_req_t *req, fring_ino_t ino, size_t blocksize,
+		     uint64_t idx);
+	/** Default: ENOTTY. */
+	void (*ioctl)(fring_req_t *req, fring_ino_t ino, unsigned int cmd,
+		      void *arg, struct fring_file *fi, unsigned flags,
+		      const void *in_buf, size_t in_bufsz, size_t out_bufsz);
+	void (*poll)(fring_req_t *req, fring_ino_t ino, struct fring_file *fi,
+		     uint64_t kernel_handle);
+	void (*fallocate)(fring_req_t *req, fring_ino_t ino, int mode,
+			  off_t offset, off_t length, struct fring_file *fi);
+	/** Answer fring_reply_lseek(). */
+	void (*lseek)(fring_req_t *req, fring_ino_t ino, off_t off, int whence,
+		      struct fring_file *fi);
+	/** Answer fring_reply_write() with the bytes copied. */
+	void (*copy_file_range)(fring_req_t *req, fring_ino_t ino_in,
+				off_t off_in, struct fring_file *fi_in,
+				fring_ino_t ino_out, off_t off_out,
+				struct fring_file *fi_out, size_t len,
+				int flags);
+	void (*syncfs)(fring_req_t *req, fring_ino_t ino);
+	/** Answer fring_reply_statx(). fi may be NULL. */
+	void (*statx)(fring_req_t *req, fring_ino_t ino, int flags,
+		      unsigned int mask, struct fring_file *fi);
+	/** Called (on some queue thread) when the kernel interrupts a request
+	 * that is still being served; see also fring_req_interrupted(). */
+	void (*interrupt)(fring_req_t *req, void *userdata);
+};
+/**@}*/
+
+/* ------------------------------------------------------------------------ */
+/** @name Request accessors (any thread, until the request is answered) */
+/**@{*/
+const struct fring_ctx *fring_req_ctx(const fring_req_t *req);
+void *fring_req_userdata(const fring_req_t *req);
+fring_session_t *fring_req_session(const fring_req_t *req);
+/** The kernel's request id and opcode (for logs). */
+uint64_t fring_req_unique(const fring_req_t *req);
+uint32_t fring_req_opcode(const fring_req_t *req);
+/** Index of the queue that received the request. */
+unsigned fring_req_queue(const fring_req_t *req);
+/** Non-zero once the kernel asked to interrupt the request. */
+int fring_req_interrupted(const fring_req_t *req);
+/**
+ * Supplementary groups of the caller (from /proc). Fills up to size groups,
+ * returns the total count, or a negative errno.
+ */
+int fring_req_getgroups(const fring_req_t *req, int size, gid_t list[]);
+/**
+ * Declares that the handler returns without answering and will answer later
+ * (from any thread). Without it, a handler that returns unanswered is a bug:
+ * the library logs it and answers EIO so the caller does not hang.
+ */
+void fring_req_async(fring_req_t *req);
+/**@}*/
+
+/* ------------------------------------------------------------------------ */
+/**
+ * @name Replies
+ * Each answers the request and releases it; the request must not be used
+ * afterwards. Return 0, or a negative errno if the answer could not be
+ * delivered (the request is released anyway). A second answer to the same
+ * request is refused with -EALREADY and logged.
+ */
+/**@{*/
+/** err: a positive errno, or 0 for success with no data. */
+int fring_reply_err(fring_req_t *req, int err);
+int fring_reply_entry(fring_req_t *req, const struct fring_entry *e);
+int fring_reply_create(fring_req_t *req, const struct fring_entry *e,
+		       const struct fring_file *fi);
+int fring_reply_attr(fring_req_t *req, const struct stat *attr,
+		     double attr_timeout);
+int fring_reply_readlink(fring_req_t *req, const char *target);
+int fring_reply_open(fring_req_t *req, const struct fring_file *fi);
+int fring_reply_write(fring_req_t *req, size_t count);
+/** Data from memory of the caller's (copied or gathered, never kept). */
+int fring_reply_buf(fring_req_t *req, const void *buf, size_t size);
+int fring_reply_iov(fring_req_t *req, const struct iovec *iov, int count);
+/** size bytes already placed at the start of the request's dst buffer. */
+int fring_reply_data(fring_req_t *req, size_t size);
+int fring_reply_statfs(fring_req_t *req, const struct statvfs *st);
+/** Answer to getxattr/listxattr with size 0: the size needed. */
+int fring_reply_xattr(fring_req_t *req, size_t count);
+int fring_reply_lock(fring_req_t *req, const struct flock *lock);
+int fring_reply_bmap(fring_req_t *req, uint64_t idx);
+int fring_reply_lseek(fring_req_t *req, off_t off);
+int fring_reply_poll(fring_req_t *req, unsigned revents);
+int fring_reply_ioctl(fring_req_t *req, int result, const void *buf,
+		      size_t size);
+struct statx;
+int fring_reply_statx(fring_req_t *req, const struct statx *stx,
+		      double attr_timeout);
+
+/**
+ * Directory entries. Appends one entry to buf (bufsize bytes free) and
+ * returns the bytes it takes. If that is more than bufsize nothing is
+ * written: the listing is full. off is the cookie of the *next* entry.
+ */
+size_t fring_add_direntry(fring_req_t *req, char *buf, size_t bufsize,
+			  const char *name, const struct stat *st, off_t off);
+size_t fring_add_direntry_plus(fring_req_t *req, char *buf, size_t bufsize,
+			       const char *name, const struct fring_entry *e,
+			       off_t off);
+/**@}*/
+
+/* ------------------------------------------------------------------------ */
+/**
+ * @name Data helpers
+ * Do the I/O with the operation that suits the running transport (pread or
+ * pwrite on dev; io_uring operations on the ring rungs) and answer the
+ * request when it completes: short reads, EOF and errors included.
+ */
+/**@{*/
+/** Answer a READ with up to size bytes of fd at off. */
+int fring_read_from_fd(fring_req_t *req, int fd, off_t off, size_t size);
+/** Answer a WRITE by writing its data to fd at off. */
+int fring_write_to_fd(fring_req_t *req, int fd, off_t off);
+/**@}*/
+
+/* ------------------------------------------------------------------------ */
+/** @name Configuration */
+/**@{*/
+/** A new configuration with defaults; NULL on ENOMEM. */
+fring_config_t *fring_config_new(void);
+void fring_config_free(fring_config_t *cfg);
+/**
+ * Sets one option, e.g. ("transport", "uring"), ("allow_other", NULL).
+ * Returns 0, -EINVAL for a bad value or -ENOENT for an unknown key; a
+ * message saying why goes to the log.
+ */
+int fring_config_set(fring_config_t *cfg, const char *key, const char *value);
+/** Parses "a,b=c,..." as given to -o; stops at the first error. */
+int fring_config_parse(fring_config_t *cfg, const char *opts);
+/** Prints the option list for --help. */
+void fring_config_help(FILE *out);
+/**@}*/
+
+/* ------------------------------------------------------------------------ */
+/** @name Sessions */
+/**@{*/
+/**
+ * Creates a session. ops_size is sizeof(struct fring_ops) as the caller
+ * compiled it (newer callbacks the caller does not know stay NULL). cfg may be
+ * NULL (defaults); it is copied. Returns 0 and *out, or a negative errno.
+ */
+int fring_session_new(const struct fring_ops *ops, size_t ops_size,
+		      void *userdata, const fring_config_t *cfg,
+		      fring_session_t **out);
+/**
+ * Mounts on mountpoint: mount(2) with CAP_SYS_ADMIN, fusermount3 otherwise.
+ * Fails with a message (not a hang) when the mountpoint is missing, not a
+ * directory or a dead FUSE mount (-ENOTCONN).
+ */
+int fring_session_mount(fring_session_t *s, const char *mountpoint);
+/**
+ * Answers INIT, starts the queues and serves until unmount or
+ * fring_session_exit(). Returns 0 after a clean end.
+ */
+int fring_session_run(fring_session_t *s);
+/** Asks run() to stop. Async-signal-safe; callable from any thread. */
+void fring_session_exit(fring_session_t *s);
+/** Non-zero once the session is ending. */
+int fring_session_exited(const fring_session_t *s);
+/** Unmounts if still mounted (also done by destroy). */
+int fring_session_unmount(fring_session_t *s);
+void fring_session_destroy(fring_session_t *s);
+void *fring_session_userdata(const fring_session_t *s);
+/** The negotiated connection (valid after INIT; zeros before). */
+const struct fring_conn *fring_session_conn(const fring_session_t *s);
+/** The rung in use (AUTO before run() has chosen). */
+enum fring_transport fring_session_transport(const fring_session_t *s);
+/** One line: the rung and why each better rung was refused. */
+const char *fring_session_transport_reason(const fring_session_t *s);
+/** Number of queues (valid once run() started). */
+unsigned fring_session_queues(const fring_session_t *s);
+/**@}*/
+
+/* ------------------------------------------------------------------------ */
+/** @name Statistics */
+/**@{*/
+#define FRING_STATS_OPCODES 64
+/** Counters of one queue (or their sum). Read at any time; each counter is
+ * exact, a set of them is not a snapshot. */
+struct fring_stats {
+	uint64_t requests;	     /**< requests received */
+	uint64_t replies;	     /**< answers sent */
+	uint64_t errors;	     /**< answers with an error */
+	uint64_t malformed;	     /**< requests rejected as malformed */
+	uint64_t bytes_read;	     /**< READ data returned to the kernel */
+	uint64_t bytes_written;	     /**< WRITE data received */
+	uint64_t zero_copy_requests; /**< requests whose data went zero-copy */
+	uint64_t pool_waits;	     /**< times a pool buffer was not free */
+	uint64_t in_flight;	     /**< requests received but unanswered */
+	uint64_t handler_bugs;	     /**< missing or double answers */
+	uint64_t max_latency_ns;     /**< slowest request */
+	uint64_t by_opcode[FRING_STATS_OPCODES]; /**< requests per opcode */
+	uint64_t reserved[8];
+};
+/** Counters of queue q (q < fring_session_queues()), or of all queues
+ * summed when q == FRING_STATS_ALL. Returns 0 or -EINVAL. */
+#define FRING_STATS_ALL (~0u)
+int fring_session_stats(const fring_session_t *s, unsigned q,
+			struct fring_stats *out);
+/** Writes the statistics as one JSON object (with "transport", "queues",
+ * totals and "per_queue") and a newline to fd. */
+int fring_session_write_stats(const fring_session_t *s, int fd);
+/**@}*/
+
+/* ------------------------------------------------------------------------ */
+/** @name The 90% case */
+/**@{*/
+/** Optional hooks for programs with options of their own. */
+struct fring_main_hooks {
+	/** Extra usage text after the library's. */
+	const char *usage;
+	/** An -o option the library does not know: return 0 if taken, a
+	 * negative errno to fail, -ENOENT if unknown as well. */
+	int (*opt)(void *userdata, const char *key, const char *value);
+	/** A positional argument before the mountpoint: 0 or -errno. */
+	int (*arg)(void *userdata, const char *arg);
+	/** After mounting, before serving (e.g. to print or register). */
+	void (*ready)(void *userdata, fring_session_t *s);
+};
+/**
+ * Parses "[options] MOUNTPOINT" (-f, -d, -s, -o opts, --help, --version,
+ * --stats-file=PATH), mounts, daemonizes unless -f, serves until unmount or
+ * SIGINT/SIGTERM/SIGHUP, unmounts and returns the exit status: 0 on success,
+ * 1 on a bad command line (nothing mounted) or a failure.
+ */
+int fring_main(int argc, char *argv[], const struct fring_ops *ops,
+	       size_t ops_size, void *userdata);
+int fring_main_ext(int argc, char *argv[], const struct fring_ops *ops,
+		     size_t ops_size, void *userdata,
+		   const struct fring_main_hooks *hooks);
+/**@}*/
+
+#ifdef __cplusplus
+}
+#endif
+#endif

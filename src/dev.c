@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The classic transport: one thread per queue, each reading /dev/fuse
+ * through its own FUSE_DEV_IOC_CLONE'd fd (the kernel keeps a processing
+ * table per fd, so a reply must go to the fd its request came from).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "fring_int.h"
+
+/*
+ * Requests are read at this offset into the slot buffer so that a WRITE's
+ * data (after the 40-byte in_header and 40-byte write_in) starts on a page
+ * boundary: the kernel copies into aligned memory much faster.
+ */
+#define DEV_READ_OFF (FRING_PAGE - sizeof(struct fuse_in_header) - \
+		      sizeof(struct fuse_write_in))
+
+int dev_write_all(int fd, struct iovec *iov, int cnt)
+{
+	ssize_t n;
+
+	do {
+		n = writev(fd, iov, cnt);
+	} while (n < 0 && errno == EINTR);
+	if (n >= 0)
+		return 0;
+	/* ENOENT: the request was interrupted or aborted meanwhile. */
+	if (errno == ENOENT)
+		return 0;
+	return -errno;
+}
+
+static int dev_send(struct fring_req *req, struct iovec *iov, int cnt)
+{
+	int ret = dev_write_all(req->q->fd, iov, cnt);
+
+	if (ret && ret != -ENODEV)
+		fr_warn("q%u: answer to %s failed: %s", req->q->idx,
+			fring_opname(req->opcode), strerror(-ret));
+	return ret;
+}
+
+const struct fring_tp fring_tp_dev = {
+	.name = "dev",
+	.send = dev_send,
+};
+
+/* Waits until fd is readable or the session is told to stop. */
+static int wait_readable(struct fring_session *se, int fd)
+{
+	struct pollfd p[2] = { { fd, POLLIN, 0 }, { se->exit_efd, POLLIN, 0 } };
+
+	if (poll(p, 2, -1) < 0 && errno != EINTR)
+		return -errno;
+	if (p[1].revents || atomic_load(&se->exiting))
+		return -ECANCELED;
+	return 0;
+}
+
+int dev_read_init(struct fring_session *se)
+{
+	char buf[FUSE_MIN_READ_BUFFER] __attribute__((aligned(8)));
+	struct fuse_init_out out;
+	struct fring_msg m;
+	size_t outlen;
+	ssize_t n;
+	int ret;
+
+	for (;;) {
+		n = read(se->fd, buf, sizeof(buf));
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN) {
+				ret = wait_readable(se, se->fd);
+				if (ret)
+					return ret;
+				continue;
+			}
+			ret = -errno;
+			fr_err("reading INIT from /dev/fuse: %s",
+			       strerror(errno));
+			return ret;
+		}
+		if (msg_from_dev(&m, buf, (size_t)n) ||
+		    m.ih->opcode != FUSE_INIT) {
+			fr_err("first message from the kernel is not a valid "
+			       "INIT");
+			return -EPROTO;
+		}
+		ret = init_negotiate(se, (const void *)m.p, m.left, &out,
+				     &outlen);
+		{
+			struct fuse_out_header oh = {
+				.len = (uint32_t)(sizeof(oh) +
+						  (ret < 0 ? 0 : outlen)),
+				.error = ret < 0 ? ret : 0,
+				.unique = m.ih->unique,
+			};
+			struct iovec iov[2] = { { &oh, sizeof(oh) },
+						{ &out, outlen } };
+			int wret = dev_write_all(se->fd, iov, ret < 0 ? 1 : 2);
+
+			if (ret < 0)
+				return ret;
+			if (wret) {
+				fr_err("writing the INIT answer: %s",
+				       strerror(-wret));
+				return wret;
+			}
+		}
+		if (ret == 0)
+			return 0;
+		/* ret == 1: the kernel will retry INIT in our major */
+	}
+}
+
+/* A message too short to trust: answer it if its header is whole. */
+static void dev_bad_message(struct fring_queue *q, struct fring_req *req,
+			    size_t n)
+{
+	const struct fuse_in_header *ih =
+		(const void *)(req->mem + DEV_READ_OFF);
+
+	stat_add(q, malformed, 1);
+	fr_warn("q%u: malformed message from the kernel (%zu bytes)", q->idx,
+		n);
+	if (n >= sizeof(*ih) && ih->unique && !(ih->unique & FUSE_INT_REQ_BIT)) {
+		struct fuse_out_header oh = { sizeof(oh), -EIO, ih->unique };
+		struct iovec iov = { &oh, sizeof(oh) };
+
+		dev_write_all(q->fd, &iov, 1);
+	}
+}
+
+static void *dev_worker(void *arg)
+{
+	struct fring_queue *q = arg;
+	struct fring_session *se = q->se;
+	sigset_t all;
+
+	/* Signals belong to the thread that called run(). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+
+	while (!atomic_load(&se->exiting)) {
+		struct fring_req *req = req_get(q);
+		struct fring_msg m;
+		ssize_t n;
+
+		if (!req)
+			break;
+		n = read(q->fd, req->mem + DEV_READ_OFF,
+			 req->memsz - DEV_READ_OFF);
+		if (n < 0) {
+			int err = errno;
+
+			req_put(req);
+			if (err == EINTR || err == ENOENT)
+				continue;
+			if (err == EAGAIN) {
+				if (wait_readable(se, q->fd) == -ECANCELED)
+					break;
+				continue;
+			}
+			if (err != ENODEV && err != ECONNABORTED)
+				fr_err("q%u: reading /dev/fuse: %s", q->idx,
+				       strerror(err));
+			/* Unmounted or aborted: the session is over. */
+			fring_session_exit(se);
+			break;
+		}
+		req->in_len = (size_t)n;
+		if (msg_from_dev(&m, req->mem + DEV_READ_OFF, (size_t)n)) {
+			dev_bad_message(q, req, (size_t)n);
+			req_put(req);
+			continue;
+		}
+		fring_dispatch(req, &m);
+	}
+	return NULL;
+}
+
+static int clone_fd(int master)
+{
+	int fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	uint32_t m = (uint32_t)master;
+
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, FUSE_DEV_IOC_CLONE, &m) < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int dev_start(struct fring_session *se)
+{
+	for (unsigned i = 0; i < se->nqueues; i++) {
+		struct fring_queue *q = &se->queues[i];
+		int fd = i == 0 ? se->fd : clone_fd(se->fd);
+
+		if (fd < 0) {
+			/* One fd for all queues still works, only slower. */
+			fr_warn("q%u: FUSE_DEV_IOC_CLONE failed (%s); sharing "
+				"the mount's fd",
+				i, strerror(-fd));
+			fd = se->fd;
+		}
+		q->fd = fd;
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	}
+	for (unsigned i = 0; i < se->nqueues; i++) {
+		struct fring_queue *q = &se->queues[i];
+		int ret = pthread_create(&q->thread, NULL, dev_worker, q);
+
+		if (ret) {
+			fr_err("cannot start queue thread %u: %s", i,
+			       strerror(ret));
+			return -ret;
+		}
+		q->thread_started = true;
+	}
+	return 0;
+}
+
+void dev_stop(struct fring_session *se)
+{
+	for (unsigned i = 0; i < se->nqueues; i++) {
+		struct fring_queue *q = &se->queues[i];
+
+		if (q->thread_started) {
+			pthread_join(q->thread, NULL);
+			q->thread_started = false;
+		}
+	}
+	for (unsigned i = 0; i < se->nqueues; i++) {
+		struct fring_queue *q = &se->queues[i];
+
+		if (q->fd >= 0 && q->fd != se->fd)
+			close(q->fd);
+		q->fd = -1;
+	}
+}

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal types shared by the layers: session, queue, request, transport.
+ * Nothing here is exported (the version script exports fring_* only, and
+ * every internal function is hidden).
+ */
+#ifndef FRING_INT_H
+#define FRING_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "fring/fring.h"
+#include "fuse_abi.h"
+
+#define FRING_HIDDEN __attribute__((visibility("hidden")))
+#define FRING_PAGE 4096u
+#define FRING_ALIGN_UP(x, a) (((x) + (a)-1) / (a) * (a))
+#define FRING_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---------------- logging (log.c) ---------------- */
+FRING_HIDDEN void fring_log(enum fring_log_level lvl, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+FRING_HIDDEN bool fring_log_enabled(enum fring_log_level lvl);
+#define fr_err(...) fring_log(FRING_LOG_ERR, __VA_ARGS__)
+#define fr_warn(...) fring_log(FRING_LOG_WARN, __VA_ARGS__)
+#define fr_info(...) fring_log(FRING_LOG_INFO, __VA_ARGS__)
+#define fr_dbg(...) fring_log(FRING_LOG_DEBUG, __VA_ARGS__)
+
+/* ---------------- configuration (opts.c) ---------------- */
+#define FRING_NAME_LEN 256
+struct fring_config {
+	enum fring_transport transport;
+	unsigned queues;	/* 0: one per possible CPU */
+	unsigned max_write;	/* bytes */
+	unsigned max_read;	/* 0: unlimited */
+	unsigned max_readahead; /* 0: kernel's offer */
+	unsigned max_async;	/* per-queue cap on unanswered requests */
+	bool allow_other;
+	bool default_permissions;
+	bool ro;
+	bool debug;
+	char fsname[FRING_NAME_LEN];
+	char subtype[FRING_NAME_LEN];
+};
+FRING_HIDDEN void fring_config_defaults(struct fring_config *cfg);
+
+/* ---------------- statistics (stats.c) ---------------- */
+struct fring_qstats {
+	_Atomic uint64_t requests, replies, errors, malformed;
+	_Atomic uint64_t bytes_read, bytes_written, zero_copy_requests;
+	_Atomic uint64_t pool_waits, in_flight, handler_bugs, max_latency_ns;
+	_Atomic uint64_t by_opcode[FRING_STATS_OPCODES];
+};
+#define stat_add(q, field, n) \
+	atomic_fetch_add_explicit(&(q)->stats.field, (n), memory_order_relaxed)
+#define stat_sub(q, field, n) \
+	atomic_fetch_sub_explicit(&(q)->stats.field, (n), memory_order_relaxed)
+FRING_HIDDEN void stats_note_latency(struct fring_qstats *st, uint64_t ns);
+FRING_HIDDEN uint64_t fring_now_ns(void);
+
+/* ---------------- requests ---------------- */
+enum req_flags {
+	REQ_ASYNC = 1 << 0,   /* handler promised a later answer */
+	REQ_NOREPLY = 1 << 1, /* FORGET & co: the kernel wants no answer */
+};
+
+/*
+ * A request slot. It owns one page-aligned buffer used for the request as
+ * read from the kernel and for bulk reply data (READ, READDIR), so a READ
+ * answered with fring_reply_data() is written straight from where the
+ * handler put it. Slots are recycled per queue; the hot path allocates
+ * nothing.
+ */
+struct fring_req {
+	struct fring_session *se;
+	struct fring_queue *q;
+	_Atomic uint64_t unique; /* 0 while free; read by the interrupt scan */
+	uint32_t opcode;
+	uint32_t flags;
+	fring_ino_t nodeid;
+	struct fring_ctx ctx;
+	/* 2 while the handler runs (handler scope + answer), see req_put() */
+	atomic_int refs;
+	atomic_bool answered;
+	atomic_bool interrupted;
+	uint64_t t_start;
+	uint32_t max_out; /* bytes of data the kernel asked for, if any */
+	/* the data buffer handed to read/write/readdir handlers */
+	struct fring_buf buf;
+	/* scratch for decoded arguments that outlive the handler call */
+	struct fring_file fi, fi_out;
+	char *mem;     /* page-aligned buffer */
+	size_t memsz;  /* its size */
+	char *data;    /* mem + FRING_PAGE: where bulk reply data goes */
+	size_t datasz; /* room at data */
+	size_t in_len; /* bytes of the request */
+	struct fring_req *next_free;
+	/* small replies are encoded here, next to their header */
+	union {
+		struct fuse_out_header oh;
+		char raw[16 + 288];
+	} out;
+	char small[288];
+};
+
+/* ---------------- queues and sessions ---------------- */
+struct fring_queue {
+	struct fring_session *se;
+	unsigned idx;
+	int fd; /* this queue's /dev/fuse fd (a clone, or the session's) */
+	pthread_t thread;
+	bool thread_started;
+	pthread_mutex_t lock; /* free list and the slot table */
+	pthread_cond_t slot_freed;
+	struct fring_req *free;
+	struct fring_req **slots; /* every slot ever made, for interrupts */
+	unsigned nslots;
+	struct fring_qstats stats;
+};
+
+/* A transport moves bytes; the layers above it never see fds or rings. */
+struct fring_tp {
+	const char *name;
+	/* Deliver an answer: iov[0] is the fuse_out_header, len filled in. */
+	int (*send)(struct fring_req *req, struct iovec *iov, int cnt);
+	/* Finish a request the kernel wants no answer to (may be NULL). */
+	void (*noreply)(struct fring_req *req);
+};
+
+struct fring_session {
+	struct fring_ops ops;
+	void *userdata;
+	struct fring_config cfg;
+	char *mountpoint;
+	int fd; /* the mount's /dev/fuse fd */
+	bool mounted;
+	bool via_fusermount;
+	struct fring_conn conn;
+	bool got_init;
+	bool setxattr_ext; /* 16-byte setxattr_in negotiated */
+	enum fring_transport transport;
+	char reason[512];
+	unsigned nqueues;
+	struct fring_queue *queues;
+	const struct fring_tp *tp;
+	size_t bufsize; /* per-request buffer size */
+	atomic_int exiting;
+	int exit_efd; /* becomes readable when the session should stop */
+	bool destroyed_called;
+	pthread_mutex_t lock;
+};
+
+/* session.c */
+FRING_HIDDEN struct fring_req *req_get(struct fring_queue *q);
+FRING_HIDDEN void req_put(struct fring_req *req);
+FRING_HIDDEN void req_begin(struct fring_req *req, uint64_t unique);
+FRING_HIDDEN void session_call_destroy(struct fring_session *se);
+FRING_HIDDEN void req_end_handler(struct fring_req *req);
+FRING_HIDDEN void queue_free_slots(struct fring_queue *q);
+FRING_HIDDEN void session_interrupt(struct fring_session *se, uint64_t unique);
+
+/* dispatch.c: one message from the kernel, in either framing. */
+struct fring_msg {
+	const struct fuse_in_header *ih;
+	const char *op_in; /* ring: where arg0 is (128 bytes); NULL: classic */
+	const char *p;	   /* next input byte */
+	size_t left;	   /* input bytes left (extensions excluded) */
+	const char *ext;   /* extension block, or NULL */
+	size_t ext_len;
+};
+FRING_HIDDEN void fring_dispatch(struct fring_req *req, struct fring_msg *m);
+/* Builds the classic framing of a message read from /dev/fuse; -EINVAL if
+ * the header is short or disagrees with the length read. */
+FRING_HIDDEN int msg_from_dev(struct fring_msg *m, const void *buf, size_t n);
+FRING_HIDDEN const char *fring_opname(uint32_t opcode);
+
+/* init.c */
+FRING_HIDDEN int init_negotiate(struct fring_session *se,
+				const struct fuse_init_in *in, size_t inlen,
+				struct fuse_init_out *out, size_t *outlen);
+FRING_HIDDEN size_t init_payload_size(const struct fring_conn *c);
+
+/* reply.c */
+FRING_HIDDEN int reply_send(struct fring_req *req, int error,
+			    const struct iovec *args, int nargs);
+FRING_HIDDEN int reply_errno(struct fring_req *req, int err);
+FRING_HIDDEN void reply_none(struct fring_req *req);
+FRING_HIDDEN void fill_attr(struct fuse_attr *a, const struct stat *st,
+			    uint64_t ino);
+
+/* mount.c */
+FRING_HIDDEN int mount_fuse(struct fring_session *se, const char *mnt);
+FRING_HIDDEN int unmount_fuse(struct fring_session *se);
+FRING_HIDDEN int check_mountpoint(const char *mnt);
+
+/* dev.c: the classic transport */
+FRING_HIDDEN extern const struct fring_tp fring_tp_dev;
+FRING_HIDDEN int dev_read_init(struct fring_session *se);
+FRING_HIDDEN int dev_start(struct fring_session *se);
+FRING_HIDDEN void dev_stop(struct fring_session *se);
+FRING_HIDDEN int dev_write_all(int fd, struct iovec *iov, int cnt);
+
+#endif

@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: MIT */
+/* Options: "-o key[=value],..." strings into struct fring_config. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fring_int.h"
+
+#define FRING_DEFAULT_MAX_WRITE (1u << 20)
+#define FRING_MAX_MAX_WRITE (16u << 20)
+#define FRING_DEFAULT_MAX_ASYNC 256
+
+void fring_config_defaults(struct fring_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->transport = FRING_TRANSPORT_AUTO;
+	cfg->max_write = FRING_DEFAULT_MAX_WRITE;
+	cfg->max_async = FRING_DEFAULT_MAX_ASYNC;
+}
+
+fring_config_t *fring_config_new(void)
+{
+	struct fring_config *cfg = malloc(sizeof(*cfg));
+
+	if (cfg)
+		fring_config_defaults(cfg);
+	return cfg;
+}
+
+void fring_config_free(fring_config_t *cfg)
+{
+	free(cfg);
+}
+
+static const char *const transport_names[] = {
+	[FRING_TRANSPORT_AUTO] = "auto",
+	[FRING_TRANSPORT_ZEROCOPY] = "zerocopy",
+	[FRING_TRANSPORT_BUFPOOL_REGISTERED] = "bufpool-registered",
+	[FRING_TRANSPORT_BUFPOOL] = "bufpool",
+	[FRING_TRANSPORT_URING] = "uring",
+	[FRING_TRANSPORT_DEV] = "dev",
+};
+
+const char *fring_transport_name(enum fring_transport t)
+{
+	if ((unsigned)t >= FRING_ARRAY_SIZE(transport_names))
+		return "?";
+	return transport_names[t];
+}
+
+static int parse_uint(const char *key, const char *val, unsigned min,
+		      unsigned max, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!val || !*val) {
+		fr_err("option %s needs a value", key);
+		return -EINVAL;
+	}
+	errno = 0;
+	v = strtoul(val, &end, 0);
+	if (errno || *end || val[0] == '-' || v < min || v > max) {
+		fr_err("option %s=%s: expected a number from %u to %u", key,
+		       val, min, max);
+		return -EINVAL;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int parse_flag(const char *key, const char *val, bool *out)
+{
+	if (val) {
+		fr_err("option %s takes no value", key);
+		return -EINVAL;
+	}
+	*out = true;
+	return 0;
+}
+
+static int parse_name(const char *key, const char *val, char *dst)
+{
+	if (!val || !*val || strlen(val) >= FRING_NAME_LEN ||
+	    strpbrk(val, ", \t\n")) {
+		fr_err("option %s needs a value of 1 to %d characters without "
+		       "commas or spaces",
+		       key, FRING_NAME_LEN - 1);
+		return -EINVAL;
+	}
+	strcpy(dst, val);
+	return 0;
+}
+
+int fring_config_set(fring_config_t *cfg, const char *key, const char *val)
+{
+	if (!cfg || !key)
+		return -EINVAL;
+	if (!strcmp(key, "transport")) {
+		for (unsigned i = 0; i < FRING_ARRAY_SIZE(transport_names); i++) {
+			if (val && !strcmp(val, transport_names[i])) {
+				cfg->transport = (enum fring_transport)i;
+				return 0;
+			}
+		}
+		fr_err("option transport=%s: expected auto, zerocopy, "
+		       "bufpool-registered, bufpool, uring or dev",
+		       val ? val : "");
+		return -EINVAL;
+	}
+	if (!strcmp(key, "queues"))
+		return parse_uint(key, val, 1, 4096, &cfg->queues);
+	if (!strcmp(key, "max_write"))
+		return parse_uint(key, val, 4096, FRING_MAX_MAX_WRITE,
+				  &cfg->max_write);
+	if (!strcmp(key, "max_read"))
+		return parse_uint(key, val, 4096, UINT_MAX, &cfg->max_read);
+	if (!strcmp(key, "max_readahead"))
+		return parse_uint(key, val, 0, UINT_MAX, &cfg->max_readahead);
+	if (!strcmp(key, "max_async"))
+		return parse_uint(key, val, 1, 65536, &cfg->max_async);
+	if (!strcmp(key, "allow_other"))
+		return parse_flag(key, val, &cfg->allow_other);
+	if (!strcmp(key, "default_permissions"))
+		return parse_flag(key, val, &cfg->default_permissions);
+	if (!strcmp(key, "no_default_permissions")) {
+		bool on;
+		int ret = parse_flag(key, val, &on);
+
+		if (!ret)
+			cfg->default_permissions = false;
+		return ret;
+	}
+	if (!strcmp(key, "ro"))
+		return parse_flag(key, val, &cfg->ro);
+	if (!strcmp(key, "rw")) {
+		bool on;
+		int ret = parse_flag(key, val, &on);
+
+		if (!ret)
+			cfg->ro = false;
+		return ret;
+	}
+	if (!strcmp(key, "debug"))
+		return parse_flag(key, val, &cfg->debug);
+	if (!strcmp(key, "fsname"))
+		return parse_name(key, val, cfg->fsname);
+	if (!strcmp(key, "subtype"))
+		return parse_name(key, val, cfg->subtype);
+	return -ENOENT;
+}
+
+int fring_config_parse(fring_config_t *cfg, const char *opts)
+{
+	char *copy, *tok, *save = NULL;
+	int ret = 0;
+
+	if (!cfg || !opts)
+		return -EINVAL;
+	copy = strdup(opts);
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+
+		if (eq)
+			*eq++ = '\0';
+		ret = fring_config_set(cfg, tok, eq);
+		if (ret == -ENOENT)
+			fr_err("unknown option '%s'", tok);
+		if (ret)
+			break;
+	}
+	free(copy);
+	return ret;
+}
+
+void fring_config_help(FILE *out)
+{
+	fputs("libfring options (-o opt[,opt...]):\n"
+	      "    transport=NAME         auto (default), zerocopy, "
+	      "bufpool-registered,\n"
+	      "                           bufpool, uring or dev\n"
+	      "    queues=N               worker queues (default: one per CPU)\n"
+	      "    max_write=N            largest write in bytes (default "
+	      "1048576)\n"
+	      "    max_read=N             largest read in bytes\n"
+	      "    max_readahead=N        readahead in bytes\n"
+	      "    max_async=N            unanswered requests per queue "
+	      "(default 256)\n"
+	      "    allow_other            let other users in (root, or "
+	      "user_allow_other)\n"
+	      "    default_permissions    the kernel checks permissions\n"
+	      "    no_default_permissions the filesystem checks them\n"
+	      "    ro                     read-only mount\n"
+	      "    fsname=NAME            source shown in /proc/mounts\n"
+	      "    subtype=NAME           type shown as fuse.NAME\n"
+	      "    debug                  log every request and answer\n",
+	      out);
+}

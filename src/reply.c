@@ -1,0 +1,515 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The reply encoder: typed answers into fuse_out_header + output args, with
+ * the checks that keep the kernel protocol valid whatever the handler does
+ * (one answer per request, the answer type the opcode expects, no more data
+ * than the kernel asked for).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "fring_int.h"
+
+enum reply_kind {
+	RK_EMPTY = 1 << 0,
+	RK_ENTRY = 1 << 1,
+	RK_CREATE = 1 << 2,
+	RK_ATTR = 1 << 3,
+	RK_OPEN = 1 << 4,
+	RK_WRITE = 1 << 5,
+	RK_DATA = 1 << 6,
+	RK_STATFS = 1 << 7,
+	RK_XATTR = 1 << 8,
+	RK_LOCK = 1 << 9,
+	RK_BMAP = 1 << 10,
+	RK_LSEEK = 1 << 11,
+	RK_POLL = 1 << 12,
+	RK_IOCTL = 1 << 13,
+	RK_STATX = 1 << 14,
+};
+
+/* What a successful answer to each opcode must look like. */
+static const uint16_t reply_kinds[FUSE_OPCODE_MAX] = {
+	[FUSE_LOOKUP] = RK_ENTRY,	   [FUSE_GETATTR] = RK_ATTR,
+	[FUSE_SETATTR] = RK_ATTR,	   [FUSE_READLINK] = RK_DATA,
+	[FUSE_SYMLINK] = RK_ENTRY,	   [FUSE_MKNOD] = RK_ENTRY,
+	[FUSE_MKDIR] = RK_ENTRY,	   [FUSE_UNLINK] = RK_EMPTY,
+	[FUSE_RMDIR] = RK_EMPTY,	   [FUSE_RENAME] = RK_EMPTY,
+	[FUSE_LINK] = RK_ENTRY,		   [FUSE_OPEN] = RK_OPEN,
+	[FUSE_READ] = RK_DATA,		   [FUSE_WRITE] = RK_WRITE,
+	[FUSE_STATFS] = RK_STATFS,	   [FUSE_RELEASE] = RK_EMPTY,
+	[FUSE_FSYNC] = RK_EMPTY,	   [FUSE_SETXATTR] = RK_EMPTY,
+	[FUSE_GETXATTR] = RK_DATA | RK_XATTR,
+	[FUSE_LISTXATTR] = RK_DATA | RK_XATTR,
+	[FUSE_REMOVEXATTR] = RK_EMPTY,	   [FUSE_FLUSH] = RK_EMPTY,
+	[FUSE_OPENDIR] = RK_OPEN,	   [FUSE_READDIR] = RK_DATA,
+	[FUSE_RELEASEDIR] = RK_EMPTY,	   [FUSE_FSYNCDIR] = RK_EMPTY,
+	[FUSE_GETLK] = RK_LOCK,		   [FUSE_SETLK] = RK_EMPTY,
+	[FUSE_SETLKW] = RK_EMPTY,	   [FUSE_ACCESS] = RK_EMPTY,
+	[FUSE_CREATE] = RK_CREATE,	   [FUSE_BMAP] = RK_BMAP,
+	[FUSE_DESTROY] = RK_EMPTY,	   [FUSE_IOCTL] = RK_IOCTL,
+	[FUSE_POLL] = RK_POLL,		   [FUSE_FALLOCATE] = RK_EMPTY,
+	[FUSE_READDIRPLUS] = RK_DATA,	   [FUSE_RENAME2] = RK_EMPTY,
+	[FUSE_LSEEK] = RK_LSEEK,	   [FUSE_COPY_FILE_RANGE] = RK_WRITE,
+	[FUSE_SYNCFS] = RK_EMPTY,	   [FUSE_TMPFILE] = RK_CREATE,
+	[FUSE_STATX] = RK_STATX,	   [FUSE_COPY_FILE_RANGE_64] = RK_WRITE,
+};
+
+static bool has_data_limit(uint32_t op)
+{
+	return op == FUSE_READ || op == FUSE_READDIR ||
+	       op == FUSE_READDIRPLUS || op == FUSE_GETXATTR ||
+	       op == FUSE_LISTXATTR || op == FUSE_IOCTL;
+}
+
+static void note_bug(struct fring_req *req, const char *what)
+{
+	stat_add(req->q, handler_bugs, 1);
+	fr_err("handler bug: %s for %s (unique %llu); answering EIO", what,
+	       fring_opname(req->opcode),
+	       (unsigned long long)atomic_load(&req->unique));
+}
+
+/* Claims the right to answer; false (and logged) for a second answer. */
+static bool claim(struct fring_req *req)
+{
+	if (atomic_exchange(&req->answered, true)) {
+		stat_add(req->q, handler_bugs, 1);
+		fr_err("handler bug: second answer to %s (unique %llu) "
+		       "ignored",
+		       fring_opname(req->opcode),
+		       (unsigned long long)atomic_load(&req->unique));
+		return false;
+	}
+	return true;
+}
+
+static int send_claimed(struct fring_req *req, int error,
+			const struct iovec *args, int nargs)
+{
+	struct fring_queue *q = req->q;
+	struct iovec iov[1 + 8];
+	size_t len = sizeof(struct fuse_out_header);
+	uint64_t unique = atomic_load(&req->unique);
+	int cnt = 1, ret;
+
+	if (!error) {
+		for (int i = 0; i < nargs; i++) {
+			if (!args[i].iov_len)
+				continue;
+			iov[cnt++] = args[i];
+			len += args[i].iov_len;
+		}
+	}
+	req->out.oh.len = (uint32_t)len;
+	req->out.oh.error = error;
+	req->out.oh.unique = unique;
+	iov[0].iov_base = &req->out.oh;
+	iov[0].iov_len = sizeof(req->out.oh);
+
+	stat_add(q, replies, 1);
+	if (error)
+		stat_add(q, errors, 1);
+	else if (req->opcode == FUSE_READ)
+		stat_add(q, bytes_read, len - sizeof(struct fuse_out_header));
+	stat_sub(q, in_flight, 1);
+	stats_note_latency(&q->stats, fring_now_ns() - req->t_start);
+
+	ret = req->se->tp->send(req, iov, cnt);
+	if (req->se->cfg.debug)
+		fr_info("q%u unique %llu %s -> %s%d len %zu (%llu us)%s",
+			q->idx, (unsigned long long)unique,
+			fring_opname(req->opcode), error ? "error " : "",
+			error ? -error : 0, len,
+			(unsigned long long)(fring_now_ns() - req->t_start) /
+				1000,
+			ret ? " [send failed]" : "");
+	req_put(req);
+	return ret;
+}
+
+/*
+ * Sends a success with args (checked against what the opcode expects) or an
+ * error (error < 0). A wrong answer type or size becomes EIO: the kernel
+ * would otherwise fail the caller with a less helpful error.
+ */
+static int reply_kind(struct fring_req *req, unsigned kind,
+		      const struct iovec *args, int nargs)
+{
+	uint32_t op = req->opcode;
+	size_t datalen = 0;
+
+	if (!claim(req))
+		return -EALREADY;
+	for (int i = 0; i < nargs; i++)
+		datalen += args[i].iov_len;
+	if (op >= FUSE_OPCODE_MAX || !(reply_kinds[op] & kind)) {
+		note_bug(req, "wrong reply type");
+		return send_claimed(req, -EIO, NULL, 0);
+	}
+	if (kind == RK_DATA && has_data_limit(op) && datalen > req->max_out) {
+		note_bug(req, "more data than the kernel asked for");
+		return send_claimed(req, -EIO, NULL, 0);
+	}
+	if (kind == RK_XATTR && req->max_out) {
+		note_bug(req, "size-probe answer to a sized xattr request");
+		return send_claimed(req, -EIO, NULL, 0);
+	}
+	if (kind == RK_DATA && (op == FUSE_GETXATTR || op == FUSE_LISTXATTR) &&
+	    !req->max_out) {
+		note_bug(req, "data answer to an xattr size probe");
+		return send_claimed(req, -EIO, NULL, 0);
+	}
+	return send_claimed(req, 0, args, nargs);
+}
+
+int reply_send(struct fring_req *req, int error, const struct iovec *args,
+	       int nargs)
+{
+	if (!claim(req))
+		return -EALREADY;
+	return send_claimed(req, error, args, nargs);
+}
+
+int reply_errno(struct fring_req *req, int err)
+{
+	if (err < 0 || err >= 512) {
+		if (!claim(req))
+			return -EALREADY;
+		note_bug(req, "errno out of range");
+		return send_claimed(req, -EIO, NULL, 0);
+	}
+	if (err == 0)
+		return reply_kind(req, RK_EMPTY, NULL, 0);
+	return reply_send(req, -err, NULL, 0);
+}
+
+void reply_none(struct fring_req *req)
+{
+	if (!claim(req))
+		return;
+	stat_sub(req->q, in_flight, 1);
+	if (req->se->tp && req->se->tp->noreply)
+		req->se->tp->noreply(req);
+	req_put(req);
+}
+
+/* ---------------- encoders ---------------- */
+
+static void timeout_split(double t, uint64_t *sec, uint32_t *nsec)
+{
+	if (!(t > 0)) {
+		*sec = 0;
+		*nsec = 0;
+	} else if (t >= 1e18) {
+		*sec = (uint64_t)1e18;
+		*nsec = 0;
+	} else {
+		*sec = (uint64_t)t;
+		*nsec = (uint32_t)((t - (double)*sec) * 1e9);
+		if (*nsec >= 1000000000u)
+			*nsec = 999999999u;
+	}
+}
+
+void fill_attr(struct fuse_attr *a, const struct stat *st, uint64_t ino)
+{
+	memset(a, 0, sizeof(*a));
+	a->ino = ino;
+	a->size = (uint64_t)st->st_size;
+	a->blocks = (uint64_t)st->st_blocks;
+	a->atime = (uint64_t)st->st_atim.tv_sec;
+	a->mtime = (uint64_t)st->st_mtim.tv_sec;
+	a->ctime = (uint64_t)st->st_ctim.tv_sec;
+	a->atimensec = (uint32_t)st->st_atim.tv_nsec;
+	a->mtimensec = (uint32_t)st->st_mtim.tv_nsec;
+	a->ctimensec = (uint32_t)st->st_ctim.tv_nsec;
+	a->mode = st->st_mode;
+	a->nlink = (uint32_t)st->st_nlink;
+	a->uid = st->st_uid;
+	a->gid = st->st_gid;
+	a->rdev = (uint32_t)st->st_rdev;
+	a->blksize = (uint32_t)st->st_blksize;
+}
+
+static void fill_entry(struct fuse_entry_out *o, const struct fring_entry *e)
+{
+	memset(o, 0, sizeof(*o));
+	o->nodeid = e->ino;
+	o->generation = e->generation;
+	timeout_split(e->entry_timeout, &o->entry_valid, &o->entry_valid_nsec);
+	timeout_split(e->attr_timeout, &o->attr_valid, &o->attr_valid_nsec);
+	fill_attr(&o->attr, &e->attr, e->ino);
+}
+
+static void fill_open(struct fuse_open_out *o, const struct fring_file *fi)
+{
+	memset(o, 0, sizeof(*o));
+	o->fh = fi->fh;
+	if (fi->direct_io)
+		o->open_flags |= FOPEN_DIRECT_IO;
+	if (fi->keep_cache)
+		o->open_flags |= FOPEN_KEEP_CACHE;
+	if (fi->nonseekable)
+		o->open_flags |= FOPEN_NONSEEKABLE;
+	if (fi->cache_readdir)
+		o->open_flags |= FOPEN_CACHE_DIR;
+	if (fi->noflush)
+		o->open_flags |= FOPEN_NOFLUSH;
+	if (fi->parallel_direct_writes)
+		o->open_flags |= FOPEN_PARALLEL_DIRECT_WRITES;
+}
+
+#define ONE(ptr) ((struct iovec){ .iov_base = (void *)(ptr), .iov_len = sizeof(*(ptr)) })
+
+int fring_reply_err(fring_req_t *req, int err)
+{
+	return reply_errno(req, err);
+}
+
+int fring_reply_entry(fring_req_t *req, const struct fring_entry *e)
+{
+	struct fuse_entry_out *o = (void *)req->small;
+	struct iovec iov;
+
+	/* A negative entry (ino 0) is only meaningful for LOOKUP. */
+	if (!e->ino && req->opcode != FUSE_LOOKUP)
+		return reply_errno(req, ENOENT);
+	fill_entry(o, e);
+	iov = ONE(o);
+	return reply_kind(req, RK_ENTRY, &iov, 1);
+}
+
+int fring_reply_create(fring_req_t *req, const struct fring_entry *e,
+		       const struct fring_file *fi)
+{
+	struct {
+		struct fuse_entry_out e;
+		struct fuse_open_out o;
+	} *o = (void *)req->small;
+	struct iovec iov;
+
+	fill_entry(&o->e, e);
+	fill_open(&o->o, fi);
+	iov = ONE(o);
+	return reply_kind(req, RK_CREATE, &iov, 1);
+}
+
+int fring_reply_attr(fring_req_t *req, const struct stat *attr,
+		     double attr_timeout)
+{
+	struct fuse_attr_out *o = (void *)req->small;
+	struct iovec iov;
+
+	memset(o, 0, sizeof(*o));
+	timeout_split(attr_timeout, &o->attr_valid, &o->attr_valid_nsec);
+	fill_attr(&o->attr, attr, attr->st_ino ? attr->st_ino : req->nodeid);
+	iov = ONE(o);
+	return reply_kind(req, RK_ATTR, &iov, 1);
+}
+
+int fring_reply_readlink(fring_req_t *req, const char *target)
+{
+	struct iovec iov = { (void *)target, strlen(target) };
+
+	return reply_kind(req, RK_DATA, &iov, 1);
+}
+
+int fring_reply_open(fring_req_t *req, const struct fring_file *fi)
+{
+	struct fuse_open_out *o = (void *)req->small;
+	struct iovec iov;
+
+	fill_open(o, fi);
+	iov = ONE(o);
+	return reply_kind(req, RK_OPEN, &iov, 1);
+}
+
+int fring_reply_write(fring_req_t *req, size_t count)
+{
+	struct iovec iov;
+
+	if (req->opcode == FUSE_WRITE && count > req->buf.size) {
+		if (!claim(req))
+			return -EALREADY;
+		note_bug(req, "wrote more bytes than the request carried");
+		return send_claimed(req, -EIO, NULL, 0);
+	}
+	if (req->opcode == FUSE_COPY_FILE_RANGE_64) {
+		struct fuse_copy_file_range_out *o = (void *)req->small;
+
+		o->bytes_copied = count;
+		iov = ONE(o);
+	} else {
+		struct fuse_write_out *o = (void *)req->small;
+
+		memset(o, 0, sizeof(*o));
+		o->size = count > UINT32_MAX ? UINT32_MAX : (uint32_t)count;
+		iov = ONE(o);
+	}
+	return reply_kind(req, RK_WRITE, &iov, 1);
+}
+
+int fring_reply_buf(fring_req_t *req, const void *buf, size_t size)
+{
+	struct iovec iov = { (void *)buf, size };
+
+	return reply_kind(req, RK_DATA, &iov, 1);
+}
+
+int fring_reply_iov(fring_req_t *req, const struct iovec *iov, int count)
+{
+	if (count < 0 || count > 8) {
+		if (!claim(req))
+			return -EALREADY;
+		note_bug(req, "fring_reply_iov takes at most 8 pieces");
+		return send_claimed(req, -EIO, NULL, 0);
+	}
+	return reply_kind(req, RK_DATA, iov, count);
+}
+
+int fring_reply_data(fring_req_t *req, size_t size)
+{
+	struct iovec iov = { req->data, size };
+
+	return reply_kind(req, RK_DATA, &iov, 1);
+}
+
+int fring_reply_statfs(fring_req_t *req, const struct statvfs *st)
+{
+	struct fuse_statfs_out *o = (void *)req->small;
+	struct iovec iov;
+
+	memset(o, 0, sizeof(*o));
+	o->st.blocks = st->f_blocks;
+	o->st.bfree = st->f_bfree;
+	o->st.bavail = st->f_bavail;
+	o->st.files = st->f_files;
+	o->st.ffree = st->f_ffree;
+	o->st.bsize = (uint32_t)st->f_bsize;
+	o->st.namelen = (uint32_t)st->f_namemax;
+	o->st.frsize = (uint32_t)st->f_frsize;
+	iov = ONE(o);
+	return reply_kind(req, RK_STATFS, &iov, 1);
+}
+
+int fring_reply_xattr(fring_req_t *req, size_t count)
+{
+	struct fuse_getxattr_out *o = (void *)req->small;
+	struct iovec iov;
+
+	memset(o, 0, sizeof(*o));
+	o->size = count > UINT32_MAX ? UINT32_MAX : (uint32_t)count;
+	iov = ONE(o);
+	return reply_kind(req, RK_XATTR, &iov, 1);
+}
+
+int fring_reply_lock(fring_req_t *req, const struct flock *lock)
+{
+	struct fuse_lk_out *o = (void *)req->small;
+	struct iovec iov;
+
+	memset(o, 0, sizeof(*o));
+	o->lk.type = (uint32_t)lock->l_type;
+	if (lock->l_type != F_UNLCK) {
+		o->lk.start = (uint64_t)lock->l_start;
+		o->lk.end = lock->l_len == 0
+				    ? (uint64_t)INT64_MAX
+				    : (uint64_t)(lock->l_start + lock->l_len - 1);
+		o->lk.pid = (uint32_t)lock->l_pid;
+	}
+	iov = ONE(o);
+	return reply_kind(req, RK_LOCK, &iov, 1);
+}
+
+int fring_reply_bmap(fring_req_t *req, uint64_t idx)
+{
+	struct fuse_bmap_out *o = (void *)req->small;
+	struct iovec iov;
+
+	o->block = idx;
+	iov = ONE(o);
+	return reply_kind(req, RK_BMAP, &iov, 1);
+}
+
+int fring_reply_lseek(fring_req_t *req, off_t off)
+{
+	struct fuse_lseek_out *o = (void *)req->small;
+	struct iovec iov;
+
+	o->offset = (uint64_t)off;
+	iov = ONE(o);
+	return reply_kind(req, RK_LSEEK, &iov, 1);
+}
+
+int fring_reply_poll(fring_req_t *req, unsigned revents)
+{
+	struct fuse_poll_out *o = (void *)req->small;
+	struct iovec iov;
+
+	memset(o, 0, sizeof(*o));
+	o->revents = revents;
+	iov = ONE(o);
+	return reply_kind(req, RK_POLL, &iov, 1);
+}
+
+int fring_reply_ioctl(fring_req_t *req, int result, const void *buf,
+		      size_t size)
+{
+	struct fuse_ioctl_out *o = (void *)req->small;
+	struct iovec iov[2];
+
+	if (size > req->max_out) {
+		if (!claim(req))
+			return -EALREADY;
+		note_bug(req, "ioctl answer larger than out_size");
+		return send_claimed(req, -EIO, NULL, 0);
+	}
+	memset(o, 0, sizeof(*o));
+	o->result = result;
+	iov[0] = ONE(o);
+	iov[1].iov_base = (void *)buf;
+	iov[1].iov_len = buf ? size : 0;
+	return reply_kind(req, RK_IOCTL, iov, 2);
+}
+
+static void sx_time(struct fuse_sx_time *d, const struct statx_timestamp *s)
+{
+	d->tv_sec = s->tv_sec;
+	d->tv_nsec = s->tv_nsec;
+}
+
+int fring_reply_statx(fring_req_t *req, const struct statx *stx,
+		      double attr_timeout)
+{
+	struct fuse_statx_out *o = (void *)req->small;
+	struct iovec iov;
+
+	memset(o, 0, sizeof(*o));
+	timeout_split(attr_timeout, &o->attr_valid, &o->attr_valid_nsec);
+	o->stat.mask = stx->stx_mask;
+	o->stat.blksize = stx->stx_blksize;
+	o->stat.attributes = stx->stx_attributes;
+	o->stat.nlink = stx->stx_nlink;
+	o->stat.uid = stx->stx_uid;
+	o->stat.gid = stx->stx_gid;
+	o->stat.mode = stx->stx_mode;
+	o->stat.ino = stx->stx_ino;
+	o->stat.size = stx->stx_size;
+	o->stat.blocks = stx->stx_blocks;
+	o->stat.attributes_mask = stx->stx_attributes_mask;
+	sx_time(&o->stat.atime, &stx->stx_atime);
+	sx_time(&o->stat.btime, &stx->stx_btime);
+	sx_time(&o->stat.ctime, &stx->stx_ctime);
+	sx_time(&o->stat.mtime, &stx->stx_mtime);
+	o->stat.rdev_major = stx->stx_rdev_major;
+	o->stat.rdev_minor = stx->stx_rdev_minor;
+	o->stat.dev_major = stx->stx_dev_major;
+	o->stat.dev_minor = stx->stx_dev_minor;
+	iov = ONE(o);
+	return reply_kind(req, RK_STATX, &iov, 1);
+}
+
+_Static_assert(sizeof(((struct fring_req *)0)->small) >=
+		       sizeof(struct fuse_statx_out),
+	       "small reply area holds the largest fixed answer");

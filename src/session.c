@@ -1,0 +1,505 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Sessions and request slots: create, mount, run (INIT, choose the rung,
+ * start and stop queues), exit, destroy; the request life cycle shared by
+ * every transport.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "fring_int.h"
+
+const char *fring_version(void)
+{
+	return FRING_VERSION;
+}
+
+/* ---------------- request slots ---------------- */
+
+static struct fring_req *slot_new(struct fring_queue *q)
+{
+	struct fring_session *se = q->se;
+	struct fring_req *req = calloc(1, sizeof(*req));
+	struct fring_req **slots;
+
+	if (!req)
+		return NULL;
+	/* Page-aligned and never zeroed per request (design.md 5). */
+	req->mem = mmap(NULL, se->bufsize, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (req->mem == MAP_FAILED) {
+		free(req);
+		return NULL;
+	}
+	slots = realloc(q->slots, (q->nslots + 1) * sizeof(*slots));
+	if (!slots) {
+		munmap(req->mem, se->bufsize);
+		free(req);
+		return NULL;
+	}
+	q->slots = slots;
+	q->slots[q->nslots++] = req;
+	req->memsz = se->bufsize;
+	req->data = req->mem + FRING_PAGE;
+	req->datasz = se->bufsize - FRING_PAGE;
+	req->se = se;
+	req->q = q;
+	return req;
+}
+
+/*
+ * A free slot of q, or NULL when the session is ending. Blocks while the
+ * handlers hold max_async unanswered requests of this queue.
+ */
+struct fring_req *req_get(struct fring_queue *q)
+{
+	struct fring_session *se = q->se;
+	struct fring_req *req = NULL;
+
+	pthread_mutex_lock(&q->lock);
+	while (!atomic_load(&se->exiting)) {
+		if (q->free) {
+			req = q->free;
+			q->free = req->next_free;
+			break;
+		}
+		if (q->nslots <= se->cfg.max_async) {
+			req = slot_new(q);
+			if (req)
+				break;
+			fr_err("q%u: out of memory for a request buffer",
+			       q->idx);
+		}
+		pthread_cond_wait(&q->slot_freed, &q->lock);
+	}
+	pthread_mutex_unlock(&q->lock);
+	if (req)
+		atomic_store(&req->refs, 1);
+	return req;
+}
+
+void req_put(struct fring_req *req)
+{
+	struct fring_queue *q = req->q;
+
+	/* The decision to recycle is made before taking the lock, so the
+	 * interrupt scan (which only adds a reference to a live slot) can
+	 * never revive a slot on its way to the free list. */
+	if (atomic_fetch_sub(&req->refs, 1) != 1)
+		return;
+	atomic_store(&req->unique, 0);
+	pthread_mutex_lock(&q->lock);
+	req->next_free = q->free;
+	q->free = req;
+	pthread_cond_signal(&q->slot_freed);
+	pthread_mutex_unlock(&q->lock);
+}
+
+void req_begin(struct fring_req *req, uint64_t unique)
+{
+	/* one reference for the handler's scope, one for the answer */
+	atomic_store(&req->refs, 2);
+	atomic_store(&req->answered, false);
+	atomic_store(&req->interrupted, false);
+	req->flags = 0;
+	req->t_start = fring_now_ns();
+	atomic_store(&req->unique, unique);
+	stat_add(req->q, requests, 1);
+	stat_add(req->q, in_flight, 1);
+}
+
+void req_end_handler(struct fring_req *req)
+{
+	if (!atomic_load(&req->answered) && !(req->flags & REQ_ASYNC)) {
+		stat_add(req->q, handler_bugs, 1);
+		fr_err("handler bug: %s (unique %llu) returned without an "
+		       "answer and without fring_req_async(); answering EIO",
+		       fring_opname(req->opcode),
+		       (unsigned long long)atomic_load(&req->unique));
+		reply_send(req, -EIO, NULL, 0);
+	}
+	req_put(req);
+}
+
+void queue_free_slots(struct fring_queue *q)
+{
+	for (unsigned i = 0; i < q->nslots; i++) {
+		munmap(q->slots[i]->mem, q->slots[i]->memsz);
+		free(q->slots[i]);
+	}
+	free(q->slots);
+	q->slots = NULL;
+	q->nslots = 0;
+	q->free = NULL;
+}
+
+/* Takes a reference on a slot that is still serving `unique`. */
+static bool slot_try_hold(struct fring_req *req, uint64_t unique)
+{
+	int refs = atomic_load(&req->refs);
+
+	if (atomic_load(&req->unique) != unique)
+		return false;
+	while (refs > 0)
+		if (atomic_compare_exchange_weak(&req->refs, &refs, refs + 1))
+			return atomic_load(&req->unique) == unique;
+	return false;
+}
+
+void session_interrupt(struct fring_session *se, uint64_t unique)
+{
+	for (unsigned i = 0; i < se->nqueues; i++) {
+		struct fring_queue *q = &se->queues[i];
+		struct fring_req *hit = NULL;
+
+		pthread_mutex_lock(&q->lock);
+		for (unsigned j = 0; j < q->nslots && !hit; j++)
+			if (slot_try_hold(q->slots[j], unique))
+				hit = q->slots[j];
+		pthread_mutex_unlock(&q->lock);
+		if (!hit)
+			continue;
+		if (!atomic_load(&hit->answered)) {
+			atomic_store(&hit->interrupted, true);
+			if (se->ops.interrupt)
+				se->ops.interrupt(hit, se->userdata);
+		}
+		req_put(hit);
+		return;
+	}
+	/* Already answered, or not read yet: nothing to interrupt. */
+	fr_dbg("INTERRUPT for unique %llu: no such request in flight",
+	       (unsigned long long)unique);
+}
+
+/* ---------------- request accessors ---------------- */
+
+const struct fring_ctx *fring_req_ctx(const fring_req_t *req)
+{
+	return &req->ctx;
+}
+
+void *fring_req_userdata(const fring_req_t *req)
+{
+	return req->se->userdata;
+}
+
+fring_session_t *fring_req_session(const fring_req_t *req)
+{
+	return req->se;
+}
+
+uint64_t fring_req_unique(const fring_req_t *req)
+{
+	return atomic_load(&((fring_req_t *)req)->unique);
+}
+
+uint32_t fring_req_opcode(const fring_req_t *req)
+{
+	return req->opcode;
+}
+
+unsigned fring_req_queue(const fring_req_t *req)
+{
+	return req->q->idx;
+}
+
+int fring_req_interrupted(const fring_req_t *req)
+{
+	return atomic_load(&((fring_req_t *)req)->interrupted);
+}
+
+void fring_req_async(fring_req_t *req)
+{
+	req->flags |= REQ_ASYNC;
+}
+
+int fring_req_getgroups(const fring_req_t *req, int size, gid_t list[])
+{
+	char path[64], line[4096];
+	FILE *f;
+	int count = -ENOENT;
+
+	if (size < 0 || (size && !list))
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/status",
+		 (unsigned)req->ctx.pid, (unsigned)req->ctx.pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *p, *end;
+
+		if (strncmp(line, "Groups:", 7))
+			continue;
+		count = 0;
+		for (p = line + 7;; p = end) {
+			unsigned long g = strtoul(p, &end, 10);
+
+			if (end == p)
+				break;
+			if (count < size)
+				list[count] = (gid_t)g;
+			count++;
+		}
+		break;
+	}
+	fclose(f);
+	return count;
+}
+
+/* ---------------- sessions ---------------- */
+
+int fring_session_new(const struct fring_ops *ops, size_t ops_size,
+		      void *userdata, const fring_config_t *cfg,
+		      fring_session_t **out)
+{
+	struct fring_session *se;
+
+	if (!ops || !out)
+		return -EINVAL;
+	if (ops_size > sizeof(struct fring_ops)) {
+		fr_err("struct fring_ops is larger than this library knows "
+		       "(%zu > %zu): built against a newer libfring?",
+		       ops_size, sizeof(struct fring_ops));
+		return -EINVAL;
+	}
+	se = calloc(1, sizeof(*se));
+	if (!se)
+		return -ENOMEM;
+	memcpy(&se->ops, ops, ops_size);
+	se->userdata = userdata;
+	if (cfg)
+		se->cfg = *cfg;
+	else
+		fring_config_defaults(&se->cfg);
+	se->fd = -1;
+	se->exit_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (se->exit_efd < 0) {
+		int err = -errno;
+
+		free(se);
+		return err;
+	}
+	pthread_mutex_init(&se->lock, NULL);
+	se->transport = FRING_TRANSPORT_AUTO;
+	snprintf(se->reason, sizeof(se->reason), "not started");
+	*out = se;
+	return 0;
+}
+
+int fring_session_mount(fring_session_t *se, const char *mountpoint)
+{
+	if (!se)
+		return -EINVAL;
+	if (se->mounted)
+		return -EBUSY;
+	return mount_fuse(se, mountpoint);
+}
+
+void fring_session_exit(fring_session_t *se)
+{
+	uint64_t one = 1;
+	ssize_t n;
+
+	/* async-signal-safe: an atomic store and a write(2) */
+	atomic_store(&se->exiting, 1);
+	n = write(se->exit_efd, &one, sizeof(one));
+	(void)n;
+}
+
+int fring_session_exited(const fring_session_t *se)
+{
+	return atomic_load(&((fring_session_t *)se)->exiting);
+}
+
+void session_call_destroy(struct fring_session *se)
+{
+	bool call;
+
+	pthread_mutex_lock(&se->lock);
+	call = !se->destroyed_called && se->got_init;
+	se->destroyed_called = true;
+	pthread_mutex_unlock(&se->lock);
+	if (call && se->ops.destroy)
+		se->ops.destroy(se->userdata);
+}
+
+/* Picks the rung. Only the classic transport exists in this build; the
+ * reason names what each higher rung lacks. */
+static int choose_transport(struct fring_session *se)
+{
+	enum fring_transport want = se->cfg.transport;
+
+	if (want != FRING_TRANSPORT_AUTO && want != FRING_TRANSPORT_DEV) {
+		fr_err("transport=%s is not available: this libfring build "
+		       "implements only transport=dev",
+		       fring_transport_name(want));
+		return -EOPNOTSUPP;
+	}
+	se->transport = FRING_TRANSPORT_DEV;
+	se->tp = &fring_tp_dev;
+	if (want == FRING_TRANSPORT_DEV)
+		snprintf(se->reason, sizeof(se->reason),
+			 "dev (asked for with transport=dev)");
+	else
+		snprintf(se->reason, sizeof(se->reason),
+			 "dev (zerocopy, bufpool-registered, bufpool, uring: "
+			 "not implemented in this build)");
+	return 0;
+}
+
+static unsigned default_queues(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 1024 ? 1024 : (unsigned)n;
+}
+
+static size_t dev_buffer_size(const struct fring_conn *c)
+{
+	/* The largest request: a WRITE of max_write, or a SETXATTR with a
+	 * 64 KiB value (kernel-protocol.md 2.3); READ data needs max_pages
+	 * pages after the first page. */
+	size_t in = 80 + (size_t)c->max_write;
+	size_t data = (size_t)c->max_pages * FRING_PAGE;
+
+	if (in < 65848)
+		in = 65848;
+	if (data < in)
+		data = in;
+	return FRING_PAGE + FRING_ALIGN_UP(data, FRING_PAGE);
+}
+
+static int queues_alloc(struct fring_session *se)
+{
+	se->nqueues = se->cfg.queues ? se->cfg.queues : default_queues();
+	se->queues = calloc(se->nqueues, sizeof(*se->queues));
+	if (!se->queues)
+		return -ENOMEM;
+	for (unsigned i = 0; i < se->nqueues; i++) {
+		struct fring_queue *q = &se->queues[i];
+
+		q->se = se;
+		q->idx = i;
+		q->fd = -1;
+		pthread_mutex_init(&q->lock, NULL);
+		pthread_cond_init(&q->slot_freed, NULL);
+	}
+	return 0;
+}
+
+static void wait_for_exit(struct fring_session *se)
+{
+	struct pollfd p = { se->exit_efd, POLLIN, 0 };
+
+	while (!atomic_load(&se->exiting) || !p.revents) {
+		p.revents = 0;
+		if (poll(&p, 1, -1) < 0 && errno != EINTR)
+			break;
+		if (atomic_load(&se->exiting))
+			break;
+	}
+}
+
+static void wake_slot_waiters(struct fring_session *se)
+{
+	for (unsigned i = 0; i < se->nqueues; i++) {
+		pthread_mutex_lock(&se->queues[i].lock);
+		pthread_cond_broadcast(&se->queues[i].slot_freed);
+		pthread_mutex_unlock(&se->queues[i].lock);
+	}
+}
+
+int fring_session_run(fring_session_t *se)
+{
+	int ret;
+
+	if (!se || !se->mounted)
+		return -EINVAL;
+	if (se->queues)
+		return -EBUSY;
+	ret = choose_transport(se);
+	if (ret)
+		return ret;
+	ret = dev_read_init(se);
+	if (ret)
+		return ret == -ECANCELED ? 0 : ret;
+	ret = queues_alloc(se);
+	if (ret)
+		return ret;
+	se->bufsize = dev_buffer_size(&se->conn);
+	fr_info("mounted %s: FUSE %u.%u, transport %s, %u queue%s, "
+		"max_write %u",
+		se->mountpoint, se->conn.proto_major, se->conn.proto_minor,
+		se->reason, se->nqueues, se->nqueues == 1 ? "" : "s",
+		se->conn.max_write);
+
+	ret = dev_start(se);
+	if (ret)
+		fring_session_exit(se);
+	wait_for_exit(se);
+	wake_slot_waiters(se);
+	dev_stop(se);
+	session_call_destroy(se);
+	return ret;
+}
+
+int fring_session_unmount(fring_session_t *se)
+{
+	if (!se)
+		return -EINVAL;
+	return unmount_fuse(se);
+}
+
+void fring_session_destroy(fring_session_t *se)
+{
+	if (!se)
+		return;
+	unmount_fuse(se);
+	if (se->queues) {
+		for (unsigned i = 0; i < se->nqueues; i++) {
+			queue_free_slots(&se->queues[i]);
+			pthread_mutex_destroy(&se->queues[i].lock);
+			pthread_cond_destroy(&se->queues[i].slot_freed);
+		}
+		free(se->queues);
+	}
+	if (se->fd >= 0)
+		close(se->fd);
+	close(se->exit_efd);
+	pthread_mutex_destroy(&se->lock);
+	free(se->mountpoint);
+	free(se);
+}
+
+void *fring_session_userdata(const fring_session_t *se)
+{
+	return se->userdata;
+}
+
+const struct fring_conn *fring_session_conn(const fring_session_t *se)
+{
+	return &se->conn;
+}
+
+enum fring_transport fring_session_transport(const fring_session_t *se)
+{
+	return se->transport;
+}
+
+const char *fring_session_transport_reason(const fring_session_t *se)
+{
+	return se->reason;
+}
+
+unsigned fring_session_queues(const fring_session_t *se)
+{
+	return se->nqueues;
+}

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/* Per-queue counters, their sums and the JSON dump behind --stats-file. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fring_int.h"
+
+uint64_t fring_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void stats_note_latency(struct fring_qstats *st, uint64_t ns)
+{
+	uint64_t cur = atomic_load_explicit(&st->max_latency_ns,
+					    memory_order_relaxed);
+
+	while (ns > cur && !atomic_compare_exchange_weak_explicit(
+				   &st->max_latency_ns, &cur, ns,
+				   memory_order_relaxed, memory_order_relaxed))
+		;
+}
+
+#define LD(f) atomic_load_explicit(&in->f, memory_order_relaxed)
+static void stats_read(const struct fring_qstats *in, struct fring_stats *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->requests = LD(requests);
+	o->replies = LD(replies);
+	o->errors = LD(errors);
+	o->malformed = LD(malformed);
+	o->bytes_read = LD(bytes_read);
+	o->bytes_written = LD(bytes_written);
+	o->zero_copy_requests = LD(zero_copy_requests);
+	o->pool_waits = LD(pool_waits);
+	o->in_flight = LD(in_flight);
+	o->handler_bugs = LD(handler_bugs);
+	o->max_latency_ns = LD(max_latency_ns);
+	for (unsigned i = 0; i < FRING_STATS_OPCODES; i++)
+		o->by_opcode[i] = LD(by_opcode[i]);
+}
+#undef LD
+
+static void stats_sum(struct fring_stats *t, const struct fring_stats *s)
+{
+	t->requests += s->requests;
+	t->replies += s->replies;
+	t->errors += s->errors;
+	t->malformed += s->malformed;
+	t->bytes_read += s->bytes_read;
+	t->bytes_written += s->bytes_written;
+	t->zero_copy_requests += s->zero_copy_requests;
+	t->pool_waits += s->pool_waits;
+	t->in_flight += s->in_flight;
+	t->handler_bugs += s->handler_bugs;
+	if (s->max_latency_ns > t->max_latency_ns)
+		t->max_latency_ns = s->max_latency_ns;
+	for (unsigned i = 0; i < FRING_STATS_OPCODES; i++)
+		t->by_opcode[i] += s->by_opcode[i];
+}
+
+int fring_session_stats(const fring_session_t *s, unsigned q,
+			struct fring_stats *out)
+{
+	struct fring_stats one;
+
+	if (!s || !out)
+		return -EINVAL;
+	if (q != FRING_STATS_ALL) {
+		if (q >= s->nqueues || !s->queues)
+			return -EINVAL;
+		stats_read(&s->queues[q].stats, out);
+		return 0;
+	}
+	memset(out, 0, sizeof(*out));
+	for (unsigned i = 0; s->queues && i < s->nqueues; i++) {
+		stats_read(&s->queues[i].stats, &one);
+		stats_sum(out, &one);
+	}
+	return 0;
+}
+
+static int json_counters(char *p, size_t room, const struct fring_stats *st)
+{
+	int n = snprintf(p, room,
+			 "\"requests\":%llu,\"replies\":%llu,\"errors\":%llu,"
+			 "\"malformed\":%llu,\"bytes_read\":%llu,"
+			 "\"bytes_written\":%llu,\"zero_copy_requests\":%llu,"
+			 "\"pool_waits\":%llu,\"in_flight\":%llu,"
+			 "\"handler_bugs\":%llu,\"max_latency_ns\":%llu",
+			 (unsigned long long)st->requests,
+			 (unsigned long long)st->replies,
+			 (unsigned long long)st->errors,
+			 (unsigned long long)st->malformed,
+			 (unsigned long long)st->bytes_read,
+			 (unsigned long long)st->bytes_written,
+			 (unsigned long long)st->zero_copy_requests,
+			 (unsigned long long)st->pool_waits,
+			 (unsigned long long)st->in_flight,
+			 (unsigned long long)st->handler_bugs,
+			 (unsigned long long)st->max_latency_ns);
+	return n;
+}
+
+/* Appends with bounds; the caller checks `len < cap` at the end. */
+#define APPEND(...)                                                          \
+	do {                                                                  \
+		int n_ = snprintf(buf + len, len < cap ? cap - len : 0,       \
+				  __VA_ARGS__);                               \
+		if (n_ > 0)                                                   \
+			len += (size_t)n_;                                    \
+	} while (0)
+
+int fring_session_write_stats(const fring_session_t *s, int fd)
+{
+	char buf[65536];
+	size_t len = 0, cap = sizeof(buf);
+	struct fring_stats st;
+
+	if (!s || fd < 0)
+		return -EINVAL;
+	fring_session_stats(s, FRING_STATS_ALL, &st);
+	APPEND("{\"transport\":\"%s\",\"queues\":%u,",
+	       fring_transport_name(s->transport), s->nqueues);
+	if (len < cap)
+		len += (size_t)json_counters(buf + len, cap - len, &st);
+	APPEND(",\"proto_minor\":%u,\"max_write\":%u,\"by_opcode\":{",
+	       s->conn.proto_minor, s->conn.max_write);
+	bool first = true;
+	for (unsigned i = 0; i < FRING_STATS_OPCODES; i++) {
+		if (!st.by_opcode[i])
+			continue;
+		APPEND("%s\"%s\":%llu", first ? "" : ",", fring_opname(i),
+		       (unsigned long long)st.by_opcode[i]);
+		first = false;
+	}
+	APPEND("},\"per_queue\":[");
+	for (unsigned q = 0; q < s->nqueues; q++) {
+		fring_session_stats(s, q, &st);
+		APPEND("%s{\"queue\":%u,", q ? "," : "", q);
+		if (len < cap)
+			len += (size_t)json_counters(buf + len, cap - len, &st);
+		APPEND("}");
+	}
+	APPEND("]}\n");
+	if (len >= cap)
+		return -ENOSPC;
+	for (size_t off = 0; off < len;) {
+		ssize_t w = write(fd, buf + off, len - off);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		off += (size_t)w;
+	}
+	return 0;
+}
