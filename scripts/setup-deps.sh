@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs what building and testing libfring needs (Debian bookworm).
+set -euo pipefail
+pkgs=(gcc clang meson ninja-build pkg-config liburing-dev libcmocka-dev fuse3
+      util-linux python3 valgrind)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "setup-deps: need root to install: ${missing[*]}" >&2
+		exit 1
+	fi
+	apt-get update -q
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+fi
