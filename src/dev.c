@@ -64,7 +64,9 @@ static int wait_readable(struct fring_session *se, int fd)
 	return 0;
 }
 
-int dev_read_init(struct fring_session *se)
+int dev_read_init(struct fring_session *se,
+		  int (*before_reply)(struct fring_session *se,
+				      struct fuse_init_out *out))
 {
 	char buf[FUSE_MIN_READ_BUFFER] __attribute__((aligned(8)));
 	struct fuse_init_out out;
@@ -95,6 +97,8 @@ int dev_read_init(struct fring_session *se)
 		}
 		ret = init_negotiate(se, (const void *)m.p, m.left, &out,
 				     &outlen);
+		if (ret == 0 && before_reply)
+			ret = before_reply(se, &out);
 		{
 			struct fuse_out_header oh = {
 				.len = (uint32_t)(sizeof(oh) +
@@ -202,6 +206,21 @@ static int clone_fd(int master)
 	return fd;
 }
 
+int dev_start_queue(struct fring_queue *q)
+{
+	int ret;
+
+	fcntl(q->fd, F_SETFL, fcntl(q->fd, F_GETFL) | O_NONBLOCK);
+	ret = pthread_create(&q->thread, NULL, dev_worker, q);
+	if (ret) {
+		fr_err("cannot start the /dev/fuse thread of queue %u: %s",
+		       q->idx, strerror(ret));
+		return -ret;
+	}
+	q->thread_started = true;
+	return 0;
+}
+
 int dev_start(struct fring_session *se)
 {
 	for (unsigned i = 0; i < se->nqueues; i++) {
@@ -216,24 +235,22 @@ int dev_start(struct fring_session *se)
 			fd = se->fd;
 		}
 		q->fd = fd;
-		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	}
 	for (unsigned i = 0; i < se->nqueues; i++) {
-		struct fring_queue *q = &se->queues[i];
-		int ret = pthread_create(&q->thread, NULL, dev_worker, q);
+		int ret = dev_start_queue(&se->queues[i]);
 
-		if (ret) {
-			fr_err("cannot start queue thread %u: %s", i,
-			       strerror(ret));
-			return -ret;
-		}
-		q->thread_started = true;
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
 
 void dev_stop(struct fring_session *se)
 {
+	if (se->side && se->side->thread_started) {
+		pthread_join(se->side->thread, NULL);
+		se->side->thread_started = false;
+	}
 	for (unsigned i = 0; i < se->nqueues; i++) {
 		struct fring_queue *q = &se->queues[i];
 
@@ -247,6 +264,7 @@ void dev_stop(struct fring_session *se)
 
 		if (q->fd >= 0 && q->fd != se->fd)
 			close(q->fd);
-		q->fd = -1;
+		if (q->tp == &fring_tp_dev)
+			q->fd = -1;
 	}
 }

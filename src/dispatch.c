@@ -980,3 +980,14 @@ void fring_dispatch(struct fring_req *req, struct fring_msg *m)
 		do_enosys(req, m);
 	req_end_handler(req);
 }
+
+void fring_reject(struct fring_req *req, const struct fuse_in_header *ih,
+		  const char *why)
+{
+	req->opcode = ih->opcode;
+	req->nodeid = ih->nodeid;
+	req->max_out = 0;
+	req_begin(req, ih->unique);
+	malformed(req, why);
+	req_end_handler(req);
+}

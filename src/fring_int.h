@@ -39,6 +39,8 @@ struct fring_config {
 	unsigned max_read;	/* 0: unlimited */
 	unsigned max_readahead; /* 0: kernel's offer */
 	unsigned max_async;	/* per-queue cap on unanswered requests */
+	unsigned queue_depth;	/* ring entries per queue */
+	unsigned threads;	/* ring threads; 0: one per queue */
 	bool allow_other;
 	bool default_permissions;
 	bool ro;
@@ -53,6 +55,7 @@ struct fring_qstats {
 	_Atomic uint64_t requests, replies, errors, malformed;
 	_Atomic uint64_t bytes_read, bytes_written, zero_copy_requests;
 	_Atomic uint64_t pool_waits, in_flight, handler_bugs, max_latency_ns;
+	_Atomic uint64_t ring_entries;
 	_Atomic uint64_t by_opcode[FRING_STATS_OPCODES];
 };
 #define stat_add(q, field, n) \
@@ -93,6 +96,10 @@ struct fring_req {
 	struct fring_buf buf;
 	/* scratch for decoded arguments that outlive the handler call */
 	struct fring_file fi, fi_out;
+	/* ring transport: the entry's header buffer, as the kernel sees it */
+	struct fuse_uring_req_header hdr;
+	struct iovec reg_iov[2];
+	uint64_t commit_id;
 	char *mem;     /* page-aligned buffer */
 	size_t memsz;  /* its size */
 	char *data;    /* mem + FRING_PAGE: where bulk reply data goes */
@@ -120,6 +127,10 @@ struct fring_queue {
 	struct fring_req **slots; /* every slot ever made, for interrupts */
 	unsigned nslots;
 	struct fring_qstats stats;
+	const struct fring_tp *tp; /* how this queue's answers travel */
+	struct ring_thread *rt;	   /* ring transport: the owning thread */
+	uint16_t qid;		   /* ring transport: the kernel's queue id */
+	int pool_index;		   /* registered pool's buffer index, or -1 */
 };
 
 /* A transport moves bytes; the layers above it never see fds or rings. */
@@ -129,6 +140,9 @@ struct fring_tp {
 	int (*send)(struct fring_req *req, struct iovec *iov, int cnt);
 	/* Finish a request the kernel wants no answer to (may be NULL). */
 	void (*noreply)(struct fring_req *req);
+	/* The slot's last reference is gone (handler returned and answer
+	 * sent): give the slot back. NULL: the queue's free list. */
+	void (*recycle)(struct fring_req *req);
 };
 
 struct fring_session {
@@ -146,7 +160,8 @@ struct fring_session {
 	char reason[512];
 	unsigned nqueues;
 	struct fring_queue *queues;
-	const struct fring_tp *tp;
+	struct fring_queue *side; /* ring mode: the /dev/fuse side channel */
+	struct ring_state *ring;  /* ring transport state, or NULL */
 	size_t bufsize; /* per-request buffer size */
 	atomic_int exiting;
 	int exit_efd; /* becomes readable when the session should stop */
@@ -177,6 +192,10 @@ FRING_HIDDEN void fring_dispatch(struct fring_req *req, struct fring_msg *m);
  * the header is short or disagrees with the length read. */
 FRING_HIDDEN int msg_from_dev(struct fring_msg *m, const void *buf, size_t n);
 FRING_HIDDEN const char *fring_opname(uint32_t opcode);
+/* Answers EIO to a message that cannot be decoded at all. */
+FRING_HIDDEN void fring_reject(struct fring_req *req,
+			       const struct fuse_in_header *ih,
+			       const char *why);
 
 /* init.c */
 FRING_HIDDEN int init_negotiate(struct fring_session *se,
@@ -197,10 +216,18 @@ FRING_HIDDEN int mount_fuse(struct fring_session *se, const char *mnt);
 FRING_HIDDEN int unmount_fuse(struct fring_session *se);
 FRING_HIDDEN int check_mountpoint(const char *mnt);
 
+/* ladder.c */
+FRING_HIDDEN int ladder_precheck(struct fring_session *se);
+FRING_HIDDEN enum fring_transport ladder_choose(struct fring_session *se);
+FRING_HIDDEN void ladder_fell_back(struct fring_session *se, const char *why);
+
 /* dev.c: the classic transport */
 FRING_HIDDEN extern const struct fring_tp fring_tp_dev;
-FRING_HIDDEN int dev_read_init(struct fring_session *se);
+FRING_HIDDEN int dev_read_init(struct fring_session *se,
+				int (*before_reply)(struct fring_session *se,
+						    struct fuse_init_out *out));
 FRING_HIDDEN int dev_start(struct fring_session *se);
+FRING_HIDDEN int dev_start_queue(struct fring_queue *q);
 FRING_HIDDEN void dev_stop(struct fring_session *se);
 FRING_HIDDEN int dev_write_all(int fd, struct iovec *iov, int cnt);
 

@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "fring_int.h"
+#include "ring.h"
 
 static int wrong_op(struct fring_req *req, const char *helper)
 {
@@ -26,6 +26,10 @@ int fring_read_from_fd(fring_req_t *req, int fd, off_t off, size_t size)
 		return wrong_op(req, "fring_read_from_fd");
 	if (size > req->buf.size)
 		size = req->buf.size;
+	/* On the queue thread of a ring: READ on the same ring, no blocking */
+	if (ring_on_thread_of(req) &&
+	    ring_helper_start(req, fd, off, size, false) == 0)
+		return 0;
 	while (done < size) {
 		ssize_t n = pread(fd, (char *)req->buf.mem + done, size - done,
 				  off + (off_t)done);
@@ -51,6 +55,9 @@ int fring_write_to_fd(fring_req_t *req, int fd, off_t off)
 
 	if (req->opcode != FUSE_WRITE || req->buf.kind != FRING_BUF_MEM)
 		return wrong_op(req, "fring_write_to_fd");
+	if (ring_on_thread_of(req) &&
+	    ring_helper_start(req, fd, off, size, true) == 0)
+		return 0;
 	while (done < size) {
 		ssize_t n = pwrite(fd, (const char *)req->buf.mem + done,
 				   size - done, off + (off_t)done);

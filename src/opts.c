@@ -10,6 +10,8 @@
 #define FRING_DEFAULT_MAX_WRITE (1u << 20)
 #define FRING_MAX_MAX_WRITE (16u << 20)
 #define FRING_DEFAULT_MAX_ASYNC 256
+/* see doc/transports.md for the measurement behind it */
+#define FRING_DEFAULT_QUEUE_DEPTH 8
 
 void fring_config_defaults(struct fring_config *cfg)
 {
@@ -17,6 +19,7 @@ void fring_config_defaults(struct fring_config *cfg)
 	cfg->transport = FRING_TRANSPORT_AUTO;
 	cfg->max_write = FRING_DEFAULT_MAX_WRITE;
 	cfg->max_async = FRING_DEFAULT_MAX_ASYNC;
+	cfg->queue_depth = FRING_DEFAULT_QUEUE_DEPTH;
 }
 
 fring_config_t *fring_config_new(void)
@@ -118,6 +121,10 @@ int fring_config_set(fring_config_t *cfg, const char *key, const char *val)
 		return parse_uint(key, val, 4096, UINT_MAX, &cfg->max_read);
 	if (!strcmp(key, "max_readahead"))
 		return parse_uint(key, val, 0, UINT_MAX, &cfg->max_readahead);
+	if (!strcmp(key, "queue_depth"))
+		return parse_uint(key, val, 1, 1024, &cfg->queue_depth);
+	if (!strcmp(key, "threads"))
+		return parse_uint(key, val, 1, 4096, &cfg->threads);
 	if (!strcmp(key, "max_async"))
 		return parse_uint(key, val, 1, 65536, &cfg->max_async);
 	if (!strcmp(key, "allow_other"))
@@ -190,6 +197,9 @@ void fring_config_help(FILE *out)
 	      "    max_readahead=N        readahead in bytes\n"
 	      "    max_async=N            unanswered requests per queue "
 	      "(default 256)\n"
+	      "    queue_depth=N          ring entries per queue (default 8)\n"
+	      "    threads=N              ring threads (default: one per "
+	      "queue)\n"
 	      "    allow_other            let other users in (root, or "
 	      "user_allow_other)\n"
 	      "    default_permissions    the kernel checks permissions\n"

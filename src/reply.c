@@ -115,7 +115,7 @@ static int send_claimed(struct fring_req *req, int error,
 	stat_sub(q, in_flight, 1);
 	stats_note_latency(&q->stats, fring_now_ns() - req->t_start);
 
-	ret = req->se->tp->send(req, iov, cnt);
+	ret = req->q->tp->send(req, iov, cnt);
 	if (req->se->cfg.debug)
 		fr_info("q%u unique %llu %s -> %s%d len %zu (%llu us)%s",
 			q->idx, (unsigned long long)unique,
@@ -189,8 +189,8 @@ void reply_none(struct fring_req *req)
 	if (!claim(req))
 		return;
 	stat_sub(req->q, in_flight, 1);
-	if (req->se->tp && req->se->tp->noreply)
-		req->se->tp->noreply(req);
+	if (req->q->tp->noreply)
+		req->q->tp->noreply(req);
 	req_put(req);
 }
 

@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "fring_int.h"
+#include "ring.h"
 
 const char *fring_version(void)
 {
@@ -94,6 +94,10 @@ void req_put(struct fring_req *req)
 	if (atomic_fetch_sub(&req->refs, 1) != 1)
 		return;
 	atomic_store(&req->unique, 0);
+	if (q->tp->recycle) {
+		q->tp->recycle(req);
+		return;
+	}
 	pthread_mutex_lock(&q->lock);
 	req->next_free = q->free;
 	q->free = req;
@@ -154,8 +158,12 @@ static bool slot_try_hold(struct fring_req *req, uint64_t unique)
 
 void session_interrupt(struct fring_session *se, uint64_t unique)
 {
-	for (unsigned i = 0; i < se->nqueues; i++) {
-		struct fring_queue *q = &se->queues[i];
+	for (unsigned i = 0; i <= se->nqueues; i++) {
+		struct fring_queue *q = i < se->nqueues ? &se->queues[i]
+							: se->side;
+
+		if (!q)
+			break;
 		struct fring_req *hit = NULL;
 
 		pthread_mutex_lock(&q->lock);
@@ -296,10 +304,15 @@ int fring_session_new(const struct fring_ops *ops, size_t ops_size,
 
 int fring_session_mount(fring_session_t *se, const char *mountpoint)
 {
+	int ret;
+
 	if (!se)
 		return -EINVAL;
 	if (se->mounted)
 		return -EBUSY;
+	ret = ladder_precheck(se);
+	if (ret)
+		return ret;
 	return mount_fuse(se, mountpoint);
 }
 
@@ -331,30 +344,6 @@ void session_call_destroy(struct fring_session *se)
 		se->ops.destroy(se->userdata);
 }
 
-/* Picks the rung. Only the classic transport exists in this build; the
- * reason names what each higher rung lacks. */
-static int choose_transport(struct fring_session *se)
-{
-	enum fring_transport want = se->cfg.transport;
-
-	if (want != FRING_TRANSPORT_AUTO && want != FRING_TRANSPORT_DEV) {
-		fr_err("transport=%s is not available: this libfring build "
-		       "implements only transport=dev",
-		       fring_transport_name(want));
-		return -EOPNOTSUPP;
-	}
-	se->transport = FRING_TRANSPORT_DEV;
-	se->tp = &fring_tp_dev;
-	if (want == FRING_TRANSPORT_DEV)
-		snprintf(se->reason, sizeof(se->reason),
-			 "dev (asked for with transport=dev)");
-	else
-		snprintf(se->reason, sizeof(se->reason),
-			 "dev (zerocopy, bufpool-registered, bufpool, uring: "
-			 "not implemented in this build)");
-	return 0;
-}
-
 static unsigned default_queues(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -377,21 +366,91 @@ static size_t dev_buffer_size(const struct fring_conn *c)
 	return FRING_PAGE + FRING_ALIGN_UP(data, FRING_PAGE);
 }
 
-static int queues_alloc(struct fring_session *se)
+static void queue_init(struct fring_session *se, struct fring_queue *q,
+		       unsigned idx)
 {
-	se->nqueues = se->cfg.queues ? se->cfg.queues : default_queues();
-	se->queues = calloc(se->nqueues, sizeof(*se->queues));
+	q->se = se;
+	q->idx = idx;
+	q->fd = -1;
+	q->tp = &fring_tp_dev;
+	q->pool_index = -1;
+	pthread_mutex_init(&q->lock, NULL);
+	pthread_cond_init(&q->slot_freed, NULL);
+}
+
+static void queue_fini(struct fring_queue *q)
+{
+	queue_free_slots(q);
+	pthread_mutex_destroy(&q->lock);
+	pthread_cond_destroy(&q->slot_freed);
+}
+
+static int queues_alloc(struct fring_session *se, unsigned n)
+{
+	se->queues = calloc(n, sizeof(*se->queues));
 	if (!se->queues)
 		return -ENOMEM;
-	for (unsigned i = 0; i < se->nqueues; i++) {
-		struct fring_queue *q = &se->queues[i];
+	se->nqueues = n;
+	for (unsigned i = 0; i < n; i++)
+		queue_init(se, &se->queues[i], i);
+	return 0;
+}
 
-		q->se = se;
-		q->idx = i;
-		q->fd = -1;
-		pthread_mutex_init(&q->lock, NULL);
-		pthread_cond_init(&q->slot_freed, NULL);
+static void queues_free(struct fring_session *se)
+{
+	for (unsigned i = 0; se->queues && i < se->nqueues; i++)
+		queue_fini(&se->queues[i]);
+	free(se->queues);
+	se->queues = NULL;
+	se->nqueues = 0;
+}
+
+static void ring_abandon(struct fring_session *se)
+{
+	if (!se->ring)
+		return;
+	ring_go(se, false);
+	ring_stop(se);
+	ring_free(se);
+	queues_free(se);
+}
+
+/*
+ * Between negotiating INIT and answering it: choose the rung, and build
+ * everything the ring needs now, so the answer offers FUSE_OVER_IO_URING
+ * only when the rings exist (a REGISTER that fails later would disable
+ * io_uring for the connection, or hang it).
+ */
+static int before_init_reply(struct fring_session *se,
+			     struct fuse_init_out *out)
+{
+	enum fring_transport t = ladder_choose(se);
+	int ret;
+
+	se->transport = t;
+	if (se->cfg.transport == FRING_TRANSPORT_URING &&
+	    t != FRING_TRANSPORT_URING) {
+		fr_err("transport=uring refused: %s", se->reason);
+		return -EOPNOTSUPP;
 	}
+	if (t != FRING_TRANSPORT_URING)
+		return 0;
+	ret = queues_alloc(se, ring_nr_queues());
+	if (!ret)
+		ret = ring_prepare(se);
+	if (ret) {
+		fr_warn("uring: setting up the rings failed: %s",
+			strerror(-ret));
+		ring_abandon(se);
+		queues_free(se);
+		if (se->cfg.transport == FRING_TRANSPORT_URING)
+			return ret;
+		ladder_fell_back(se, "io_uring setup failed");
+		return 0;
+	}
+	se->conn.want |= FUSE_OVER_IO_URING;
+	out->flags |= (uint32_t)FUSE_INIT_EXT;
+	out->flags2 |= (uint32_t)(FUSE_OVER_IO_URING >> 32);
 	return 0;
 }
 
@@ -425,27 +484,39 @@ int fring_session_run(fring_session_t *se)
 		return -EINVAL;
 	if (se->queues)
 		return -EBUSY;
-	ret = choose_transport(se);
-	if (ret)
-		return ret;
-	ret = dev_read_init(se);
-	if (ret)
+	ret = dev_read_init(se, before_init_reply);
+	if (ret) {
+		ring_abandon(se);
 		return ret == -ECANCELED ? 0 : ret;
-	ret = queues_alloc(se);
-	if (ret)
-		return ret;
+	}
 	se->bufsize = dev_buffer_size(&se->conn);
+	if (se->transport == FRING_TRANSPORT_URING) {
+		/* FORGET, INTERRUPT and whatever comes before the ring is
+		 * ready keep arriving on /dev/fuse */
+		se->side = calloc(1, sizeof(*se->side));
+		ret = se->side ? 0 : -ENOMEM;
+		if (!ret) {
+			queue_init(se, se->side, se->nqueues);
+			se->side->fd = se->fd;
+			ret = dev_start_queue(se->side);
+		}
+		ring_go(se, ret == 0);
+	} else {
+		ret = queues_alloc(se, se->cfg.queues ? se->cfg.queues
+						      : default_queues());
+		if (!ret)
+			ret = dev_start(se);
+	}
 	fr_info("mounted %s: FUSE %u.%u, transport %s, %u queue%s, "
 		"max_write %u",
 		se->mountpoint, se->conn.proto_major, se->conn.proto_minor,
 		se->reason, se->nqueues, se->nqueues == 1 ? "" : "s",
 		se->conn.max_write);
-
-	ret = dev_start(se);
 	if (ret)
 		fring_session_exit(se);
 	wait_for_exit(se);
 	wake_slot_waiters(se);
+	ring_stop(se);
 	dev_stop(se);
 	session_call_destroy(se);
 	return ret;
@@ -463,13 +534,11 @@ void fring_session_destroy(fring_session_t *se)
 	if (!se)
 		return;
 	unmount_fuse(se);
-	if (se->queues) {
-		for (unsigned i = 0; i < se->nqueues; i++) {
-			queue_free_slots(&se->queues[i]);
-			pthread_mutex_destroy(&se->queues[i].lock);
-			pthread_cond_destroy(&se->queues[i].slot_freed);
-		}
-		free(se->queues);
+	ring_free(se);
+	queues_free(se);
+	if (se->side) {
+		queue_fini(se->side);
+		free(se->side);
 	}
 	if (se->fd >= 0)
 		close(se->fd);

@@ -42,6 +42,7 @@ static void stats_read(const struct fring_qstats *in, struct fring_stats *o)
 	o->in_flight = LD(in_flight);
 	o->handler_bugs = LD(handler_bugs);
 	o->max_latency_ns = LD(max_latency_ns);
+	o->ring_entries = LD(ring_entries);
 	for (unsigned i = 0; i < FRING_STATS_OPCODES; i++)
 		o->by_opcode[i] = LD(by_opcode[i]);
 }
@@ -59,6 +60,7 @@ static void stats_sum(struct fring_stats *t, const struct fring_stats *s)
 	t->pool_waits += s->pool_waits;
 	t->in_flight += s->in_flight;
 	t->handler_bugs += s->handler_bugs;
+	t->ring_entries += s->ring_entries;
 	if (s->max_latency_ns > t->max_latency_ns)
 		t->max_latency_ns = s->max_latency_ns;
 	for (unsigned i = 0; i < FRING_STATS_OPCODES; i++)
@@ -83,6 +85,11 @@ int fring_session_stats(const fring_session_t *s, unsigned q,
 		stats_read(&s->queues[i].stats, &one);
 		stats_sum(out, &one);
 	}
+	/* the /dev/fuse side channel of the ring transports */
+	if (s->side) {
+		stats_read(&s->side->stats, &one);
+		stats_sum(out, &one);
+	}
 	return 0;
 }
 
@@ -93,7 +100,8 @@ static int json_counters(char *p, size_t room, const struct fring_stats *st)
 			 "\"malformed\":%llu,\"bytes_read\":%llu,"
 			 "\"bytes_written\":%llu,\"zero_copy_requests\":%llu,"
 			 "\"pool_waits\":%llu,\"in_flight\":%llu,"
-			 "\"handler_bugs\":%llu,\"max_latency_ns\":%llu",
+			 "\"handler_bugs\":%llu,\"max_latency_ns\":%llu,"
+			 "\"ring_entries\":%llu",
 			 (unsigned long long)st->requests,
 			 (unsigned long long)st->replies,
 			 (unsigned long long)st->errors,
@@ -104,7 +112,8 @@ static int json_counters(char *p, size_t room, const struct fring_stats *st)
 			 (unsigned long long)st->pool_waits,
 			 (unsigned long long)st->in_flight,
 			 (unsigned long long)st->handler_bugs,
-			 (unsigned long long)st->max_latency_ns);
+			 (unsigned long long)st->max_latency_ns,
+			 (unsigned long long)st->ring_entries);
 	return n;
 }
 
@@ -148,7 +157,21 @@ int fring_session_write_stats(const fring_session_t *s, int fd)
 			len += (size_t)json_counters(buf + len, cap - len, &st);
 		APPEND("}");
 	}
-	APPEND("]}\n");
+	APPEND("]");
+	if (s->side) {
+		stats_read(&s->side->stats, &st);
+		APPEND(",\"side_channel\":{");
+		if (len < cap)
+			len += (size_t)json_counters(buf + len, cap - len, &st);
+		APPEND("}");
+	}
+	APPEND(",\"transport_reason\":\"");
+	for (const char *r = s->reason; *r && len + 2 < cap; r++) {
+		if (*r == '"' || *r == '\\')
+			buf[len++] = '\\';
+		buf[len++] = *r;
+	}
+	APPEND("\"}\n");
 	if (len >= cap)
 		return -ENOSPC;
 	for (size_t off = 0; off < len;) {

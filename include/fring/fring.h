@@ -458,6 +458,35 @@ int fring_write_to_fd(fring_req_t *req, int fd, off_t off);
 /**@}*/
 
 /* ------------------------------------------------------------------------ */
+/**
+ * @name Asynchronous I/O on the queue's ring
+ * On the ring transports a handler may issue its own io_uring operations
+ * (backing-store reads, writes, fsync, statx, ...) on the ring of the queue
+ * it runs on, so they share one io_uring_enter with the FUSE traffic.
+ */
+/**@{*/
+struct io_uring_sqe;
+/** Runs on the queue thread when the operation completes; res is the CQE's
+ * result. The callback answers the request (or issues more I/O). */
+typedef void (*fring_io_cb)(fring_req_t *req, int res, void *data);
+/**
+ * An SQE of the ring serving req, to be prepared with liburing's
+ * io_uring_prep_*() and passed to fring_io_submit(). NULL when the
+ * transport has no ring (dev) or when not called on req's queue thread:
+ * then do the I/O synchronously or on a thread of your own.
+ */
+struct io_uring_sqe *fring_io_sqe(fring_req_t *req);
+/**
+ * Submits sqe (from fring_io_sqe(), prepared; its user_data is the
+ * library's) with the batch of the queue thread's next io_uring_enter.
+ * The request becomes asynchronous (see fring_req_async()). Returns 0 or
+ * -ENOMEM (then sqe is turned into a no-op and nothing is called).
+ */
+int fring_io_submit(fring_req_t *req, struct io_uring_sqe *sqe,
+		    fring_io_cb cb, void *data);
+/**@}*/
+
+/* ------------------------------------------------------------------------ */
 /** @name Configuration */
 /**@{*/
 /** A new configuration with defaults; NULL on ENOMEM. */
@@ -534,7 +563,8 @@ struct fring_stats {
 	uint64_t handler_bugs;	     /**< missing or double answers */
 	uint64_t max_latency_ns;     /**< slowest request */
 	uint64_t by_opcode[FRING_STATS_OPCODES]; /**< requests per opcode */
-	uint64_t reserved[8];
+	uint64_t ring_entries; /**< ring entries registered with the kernel */
+	uint64_t reserved[7];
 };
 /** Counters of queue q (q < fring_session_queues()), or of all queues
  * summed when q == FRING_STATS_ALL. Returns 0 or -EINVAL. */

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/* The io_uring transport's private state (ring.c, ring_io.c). */
+#ifndef FRING_RING_H
+#define FRING_RING_H
+
+#include <liburing.h>
+
+#include "fring_int.h"
+
+enum ring_phase {
+	RING_SETUP,   /* threads built their rings; INIT not answered yet */
+	RING_GO,      /* INIT answered with FUSE_OVER_IO_URING: register */
+	RING_ABANDON, /* the ring is not used: threads just exit */
+};
+
+struct ring_thread {
+	struct ring_state *rs;
+	unsigned idx;
+	pthread_t th;
+	bool started;
+	int setup_err;
+	bool ring_ok;
+	struct io_uring ring;
+	struct fring_queue **qs; /* the kernel queues this thread serves */
+	unsigned nq;
+	unsigned total_entries;
+	unsigned dead_entries;
+	unsigned in_kernel;
+	bool registered;
+	bool stopping;
+	int wake_efd;
+	uint64_t wake_buf;
+	pthread_mutex_t lock; /* handoff, dead */
+	struct fring_req *handoff; /* answered elsewhere, to commit here */
+	bool dead;
+	struct ring_io *io_free;
+};
+
+struct ring_state {
+	struct fring_session *se;
+	struct ring_thread *threads;
+	unsigned nthreads;
+	unsigned depth;
+	size_t payload_sz;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned nready;
+	enum ring_phase phase;
+	int failed_err;
+};
+
+/* A handler's own I/O on the ring, completed on the queue thread. */
+struct ring_io {
+	struct fring_req *req;
+	fring_io_cb cb;
+	void *data;
+	/* the data helpers' state: resubmitted until done */
+	int fd;
+	off_t off;
+	size_t size, done;
+	bool is_write;
+	struct ring_io *next;
+};
+
+FRING_HIDDEN extern const struct fring_tp fring_tp_ring;
+FRING_HIDDEN unsigned ring_nr_queues(void);
+FRING_HIDDEN int ring_prepare(struct fring_session *se);
+FRING_HIDDEN void ring_go(struct fring_session *se, bool go);
+FRING_HIDDEN void ring_stop(struct fring_session *se);
+FRING_HIDDEN void ring_free(struct fring_session *se);
+FRING_HIDDEN void ring_thread_wake(struct ring_thread *rt);
+FRING_HIDDEN void ring_note_failure(struct ring_state *rs, int err);
+FRING_HIDDEN bool ring_on_thread_of(const struct fring_req *req);
+FRING_HIDDEN struct io_uring_sqe *ring_io_sqe(struct fring_req *req);
+FRING_HIDDEN void ring_io_arm(struct ring_io *io, struct io_uring_sqe *sqe);
+FRING_HIDDEN void ring_io_free_all(struct ring_thread *rt);
+FRING_HIDDEN int ring_helper_start(struct fring_req *req, int fd, off_t off,
+				   size_t size, bool is_write);
+FRING_HIDDEN void ring_io_complete(struct ring_thread *rt, struct ring_io *io,
+				   int res);
+
+#endif

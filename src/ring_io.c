@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Handler I/O on the queue's ring: the public fring_io_* calls and the ring
+ * versions of the data helpers (READ into / WRITE from the entry's payload,
+ * resubmitted until complete, then answered).
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "ring.h"
+
+static struct ring_io *io_get(struct ring_thread *rt)
+{
+	struct ring_io *io = rt->io_free;
+
+	if (io) {
+		rt->io_free = io->next;
+		return io;
+	}
+	return calloc(1, sizeof(*io));
+}
+
+static void io_put(struct ring_thread *rt, struct ring_io *io)
+{
+	io->next = rt->io_free;
+	rt->io_free = io;
+}
+
+void ring_io_free_all(struct ring_thread *rt)
+{
+	while (rt->io_free) {
+		struct ring_io *io = rt->io_free;
+
+		rt->io_free = io->next;
+		free(io);
+	}
+}
+
+struct io_uring_sqe *fring_io_sqe(fring_req_t *req)
+{
+	return ring_io_sqe(req);
+}
+
+int fring_io_submit(fring_req_t *req, struct io_uring_sqe *sqe,
+		    fring_io_cb cb, void *data)
+{
+	struct ring_thread *rt = req->q->rt;
+	struct ring_io *io;
+
+	if (!sqe || !ring_on_thread_of(req))
+		return -EINVAL;
+	io = io_get(rt);
+	if (!io) {
+		io_uring_prep_nop(sqe);
+		io_uring_sqe_set_data64(sqe, 0);
+		return -ENOMEM;
+	}
+	io->req = req;
+	io->cb = cb;
+	io->data = data;
+	fring_req_async(req);
+	ring_io_arm(io, sqe);
+	return 0;
+}
+
+static bool helper_submit(struct ring_thread *rt, struct ring_io *io)
+{
+	struct io_uring_sqe *sqe = ring_io_sqe(io->req);
+	char *p = (char *)io->req->buf.mem + io->done;
+	unsigned len = (unsigned)(io->size - io->done);
+
+	if (!sqe)
+		return false;
+	if (io->is_write)
+		io_uring_prep_write(sqe, io->fd, p, len,
+				    (uint64_t)(io->off + (off_t)io->done));
+	else
+		io_uring_prep_read(sqe, io->fd, p, len,
+				   (uint64_t)(io->off + (off_t)io->done));
+	(void)rt;
+	ring_io_arm(io, sqe);
+	return true;
+}
+
+/* Continues a helper's transfer or answers it. */
+static void helper_step(struct ring_thread *rt, struct ring_io *io, int res)
+{
+	struct fring_req *req = io->req;
+
+	if (res > 0) {
+		io->done += (size_t)res;
+		if (io->done < io->size && helper_submit(rt, io))
+			return;
+	} else if (res < 0 && io->done == 0) {
+		io_put(rt, io);
+		reply_errno(req, -res);
+		return;
+	}
+	/* EOF, a short transfer after some data, or an error after some:
+	 * answer what was moved */
+	bool is_write = io->is_write;
+	size_t done = io->done;
+
+	io_put(rt, io);
+	if (is_write)
+		fring_reply_write(req, done);
+	else
+		fring_reply_data(req, done);
+}
+
+void ring_io_complete(struct ring_thread *rt, struct ring_io *io, int res)
+{
+	if (!io)
+		return;
+	if (rt->stopping) {
+		io_put(rt, io);
+		return;
+	}
+	if (!io->cb) {
+		helper_step(rt, io, res);
+		return;
+	}
+	fring_io_cb cb = io->cb;
+	void *data = io->data;
+	struct fring_req *req = io->req;
+
+	io_put(rt, io);
+	cb(req, res, data);
+}
+
+int ring_helper_start(struct fring_req *req, int fd, off_t off, size_t size,
+		      bool is_write)
+{
+	struct ring_thread *rt = req->q->rt;
+	struct ring_io *io = io_get(rt);
+
+	if (!io)
+		return -ENOMEM;
+	io->req = req;
+	io->cb = NULL;
+	io->fd = fd;
+	io->off = off;
+	io->size = size;
+	io->done = 0;
+	io->is_write = is_write;
+	if (size == 0 || !helper_submit(rt, io)) {
+		io_put(rt, io);
+		return -EAGAIN;
+	}
+	fring_req_async(req);
+	return 0;
+}
