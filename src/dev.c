@@ -19,8 +19,9 @@
  * data (after the 40-byte in_header and 40-byte write_in) starts on a page
  * boundary: the kernel copies into aligned memory much faster.
  */
-#define DEV_READ_OFF (FRING_PAGE - sizeof(struct fuse_in_header) - \
-		      sizeof(struct fuse_write_in))
+#define DEV_READ_OFF                                                           \
+	(FRING_PAGE - sizeof(struct fuse_in_header) -                          \
+	 sizeof(struct fuse_write_in))
 
 int dev_write_all(int fd, struct iovec *iov, int cnt)
 {
@@ -55,7 +56,7 @@ const struct fring_tp fring_tp_dev = {
 /* Waits until fd is readable or the session is told to stop. */
 static int wait_readable(struct fring_session *se, int fd)
 {
-	struct pollfd p[2] = { { fd, POLLIN, 0 }, { se->exit_efd, POLLIN, 0 } };
+	struct pollfd p[2] = {{fd, POLLIN, 0}, {se->exit_efd, POLLIN, 0}};
 
 	if (poll(p, 2, -1) < 0 && errno != EINTR)
 		return -errno;
@@ -106,8 +107,8 @@ int dev_read_init(struct fring_session *se,
 				.error = ret < 0 ? ret : 0,
 				.unique = m.ih->unique,
 			};
-			struct iovec iov[2] = { { &oh, sizeof(oh) },
-						{ &out, outlen } };
+			struct iovec iov[2] = {{&oh, sizeof(oh)},
+					       {&out, outlen}};
 			int wret = dev_write_all(se->fd, iov, ret < 0 ? 1 : 2);
 
 			if (ret < 0)
@@ -134,9 +135,10 @@ static void dev_bad_message(struct fring_queue *q, struct fring_req *req,
 	stat_add(q, malformed, 1);
 	fr_warn("q%u: malformed message from the kernel (%zu bytes)", q->idx,
 		n);
-	if (n >= sizeof(*ih) && ih->unique && !(ih->unique & FUSE_INT_REQ_BIT)) {
-		struct fuse_out_header oh = { sizeof(oh), -EIO, ih->unique };
-		struct iovec iov = { &oh, sizeof(oh) };
+	if (n >= sizeof(*ih) && ih->unique &&
+	    !(ih->unique & FUSE_INT_REQ_BIT)) {
+		struct fuse_out_header oh = {sizeof(oh), -EIO, ih->unique};
+		struct iovec iov = {&oh, sizeof(oh)};
 
 		dev_write_all(q->fd, &iov, 1);
 	}

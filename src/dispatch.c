@@ -113,20 +113,20 @@ static void set_buf(struct fring_req *req, void *mem, size_t size)
 	req->buf.buf_addr = (uint64_t)(uintptr_t)mem;
 }
 
-#define NEED(ptr, what)                            \
-	do {                                       \
-		if (!(ptr)) {                      \
-			malformed(req, what);      \
-			return;                    \
-		}                                  \
+#define NEED(ptr, what)                                                        \
+	do {                                                                   \
+		if (!(ptr)) {                                                  \
+			malformed(req, what);                                  \
+			return;                                                \
+		}                                                              \
 	} while (0)
 
-#define CALL_OR(op, fallback_err, ...)                     \
-	do {                                               \
-		if (req->se->ops.op)                       \
-			req->se->ops.op(__VA_ARGS__);      \
-		else                                       \
-			reply_errno(req, (fallback_err));  \
+#define CALL_OR(op, fallback_err, ...)                                         \
+	do {                                                                   \
+		if (req->se->ops.op)                                           \
+			req->se->ops.op(__VA_ARGS__);                          \
+		else                                                           \
+			reply_errno(req, (fallback_err));                      \
 	} while (0)
 
 /* ---------------- one function per opcode ---------------- */
@@ -152,7 +152,7 @@ static void do_forget(struct fring_req *req, struct fring_msg *m)
 	} else if (se->ops.forget) {
 		se->ops.forget(se->userdata, req->nodeid, in->nlookup);
 	} else if (se->ops.forget_multi) {
-		struct fring_forget f = { req->nodeid, in->nlookup };
+		struct fring_forget f = {req->nodeid, in->nlookup};
 
 		se->ops.forget_multi(se->userdata, 1, &f);
 	}
@@ -315,8 +315,7 @@ static void rename_common(struct fring_req *req, struct fring_msg *m,
 	NEED(newname, "rename names not NUL-terminated");
 	if (!name_ok(req, name) || !name_ok(req, newname))
 		return;
-	CALL_OR(rename, ENOSYS, req, req->nodeid, name, newdir, newname,
-		flags);
+	CALL_OR(rename, ENOSYS, req, req->nodeid, name, newdir, newname, flags);
 }
 
 static void do_rename(struct fring_req *req, struct fring_msg *m)
@@ -436,9 +435,8 @@ static void do_readdirplus(struct fring_req *req, struct fring_msg *m)
 
 static void do_write(struct fring_req *req, struct fring_msg *m)
 {
-	const struct fuse_write_in *in =
-		take_arg0(m, minor(req) >= 9 ? sizeof(*in)
-					     : FUSE_COMPAT_WRITE_IN_SIZE);
+	const struct fuse_write_in *in = take_arg0(
+		m, minor(req) >= 9 ? sizeof(*in) : FUSE_COMPAT_WRITE_IN_SIZE);
 	struct fring_file *fi;
 	const void *data;
 
@@ -469,14 +467,13 @@ static void do_statfs(struct fring_req *req, struct fring_msg *m)
 	if (req->se->ops.statfs) {
 		req->se->ops.statfs(req, req->nodeid);
 	} else {
-		struct statvfs st = { .f_bsize = 512, .f_namemax = NAME_MAX };
+		struct statvfs st = {.f_bsize = 512, .f_namemax = NAME_MAX};
 
 		fring_reply_statfs(req, &st);
 	}
 }
 
-static void release_common(struct fring_req *req, struct fring_msg *m,
-			   bool dir)
+static void release_common(struct fring_req *req, struct fring_msg *m, bool dir)
 {
 	const struct fuse_release_in *in = take_arg0(m, sizeof(*in));
 	struct fring_file *fi;
@@ -543,9 +540,9 @@ static bool xattr_name_ok(struct fring_req *req, const char *name)
 
 static void do_setxattr(struct fring_req *req, struct fring_msg *m)
 {
-	const struct fuse_setxattr_in *in =
-		take_arg0(m, req->se->setxattr_ext ? sizeof(*in)
-						   : FUSE_COMPAT_SETXATTR_IN_SIZE);
+	const struct fuse_setxattr_in *in = take_arg0(
+		m, req->se->setxattr_ext ? sizeof(*in)
+					 : FUSE_COMPAT_SETXATTR_IN_SIZE);
 	const char *name;
 	const void *value;
 
@@ -703,8 +700,7 @@ static void create_common(struct fring_req *req, struct fring_msg *m,
 	fi->flags = (int)in->flags;
 	if (minor(req) >= 12) {
 		req->ctx.umask = in->umask;
-		fi->kill_suidgid =
-			!!(in->open_flags & FUSE_OPEN_KILL_SUIDGID);
+		fi->kill_suidgid = !!(in->open_flags & FUSE_OPEN_KILL_SUIDGID);
 	}
 	if (tmpfile)
 		CALL_OR(tmpfile, EOPNOTSUPP, req, req->nodeid, in->mode, fi);
@@ -800,7 +796,8 @@ static void do_fallocate(struct fring_req *req, struct fring_msg *m)
 	const struct fuse_fallocate_in *in = take_arg0(m, sizeof(*in));
 
 	NEED(in, "short fallocate_in");
-	if (in->offset > (uint64_t)INT64_MAX || in->length > (uint64_t)INT64_MAX ||
+	if (in->offset > (uint64_t)INT64_MAX ||
+	    in->length > (uint64_t)INT64_MAX ||
 	    in->offset + in->length > (uint64_t)INT64_MAX) {
 		reply_errno(req, EFBIG);
 		return;
@@ -824,7 +821,8 @@ static void do_copy_file_range(struct fring_req *req, struct fring_msg *m)
 	struct fring_file *fi_in, *fi_out = &req->fi_out;
 
 	NEED(in, "short copy_file_range_in");
-	if (in->off_in > (uint64_t)INT64_MAX || in->off_out > (uint64_t)INT64_MAX) {
+	if (in->off_in > (uint64_t)INT64_MAX ||
+	    in->off_out > (uint64_t)INT64_MAX) {
 		reply_errno(req, EINVAL);
 		return;
 	}
@@ -852,8 +850,8 @@ static void do_statx(struct fring_req *req, struct fring_msg *m)
 	NEED(in, "short statx_in");
 	if (in->getattr_flags & FUSE_GETATTR_FH)
 		fi = fi_fh(req, in->fh);
-	CALL_OR(statx, ENOSYS, req, req->nodeid, (int)in->sx_flags,
-		in->sx_mask, fi);
+	CALL_OR(statx, ENOSYS, req, req->nodeid, (int)in->sx_flags, in->sx_mask,
+		fi);
 }
 
 static void do_enosys(struct fring_req *req, struct fring_msg *m)
@@ -870,58 +868,57 @@ struct op_desc {
 };
 
 static const struct op_desc ops[] = {
-	[FUSE_LOOKUP] = { "LOOKUP", do_lookup },
-	[FUSE_FORGET] = { "FORGET", do_forget },
-	[FUSE_GETATTR] = { "GETATTR", do_getattr },
-	[FUSE_SETATTR] = { "SETATTR", do_setattr },
-	[FUSE_READLINK] = { "READLINK", do_readlink },
-	[FUSE_SYMLINK] = { "SYMLINK", do_symlink },
-	[FUSE_MKNOD] = { "MKNOD", do_mknod },
-	[FUSE_MKDIR] = { "MKDIR", do_mkdir },
-	[FUSE_UNLINK] = { "UNLINK", do_unlink },
-	[FUSE_RMDIR] = { "RMDIR", do_rmdir },
-	[FUSE_RENAME] = { "RENAME", do_rename },
-	[FUSE_LINK] = { "LINK", do_link },
-	[FUSE_OPEN] = { "OPEN", do_open },
-	[FUSE_READ] = { "READ", do_read },
-	[FUSE_WRITE] = { "WRITE", do_write },
-	[FUSE_STATFS] = { "STATFS", do_statfs },
-	[FUSE_RELEASE] = { "RELEASE", do_release },
-	[FUSE_FSYNC] = { "FSYNC", do_fsync },
-	[FUSE_SETXATTR] = { "SETXATTR", do_setxattr },
-	[FUSE_GETXATTR] = { "GETXATTR", do_getxattr },
-	[FUSE_LISTXATTR] = { "LISTXATTR", do_listxattr },
-	[FUSE_REMOVEXATTR] = { "REMOVEXATTR", do_removexattr },
-	[FUSE_FLUSH] = { "FLUSH", do_flush },
-	[FUSE_INIT] = { "INIT", do_init_again },
-	[FUSE_OPENDIR] = { "OPENDIR", do_opendir },
-	[FUSE_READDIR] = { "READDIR", do_readdir },
-	[FUSE_RELEASEDIR] = { "RELEASEDIR", do_releasedir },
-	[FUSE_FSYNCDIR] = { "FSYNCDIR", do_fsyncdir },
-	[FUSE_GETLK] = { "GETLK", do_getlk },
-	[FUSE_SETLK] = { "SETLK", do_setlk },
-	[FUSE_SETLKW] = { "SETLKW", do_setlk },
-	[FUSE_ACCESS] = { "ACCESS", do_access },
-	[FUSE_CREATE] = { "CREATE", do_create },
-	[FUSE_INTERRUPT] = { "INTERRUPT", do_interrupt },
-	[FUSE_BMAP] = { "BMAP", do_bmap },
-	[FUSE_DESTROY] = { "DESTROY", do_destroy },
-	[FUSE_IOCTL] = { "IOCTL", do_ioctl },
-	[FUSE_POLL] = { "POLL", do_poll },
-	[FUSE_NOTIFY_REPLY] = { "NOTIFY_REPLY", do_notify_reply },
-	[FUSE_BATCH_FORGET] = { "BATCH_FORGET", do_batch_forget },
-	[FUSE_FALLOCATE] = { "FALLOCATE", do_fallocate },
-	[FUSE_READDIRPLUS] = { "READDIRPLUS", do_readdirplus },
-	[FUSE_RENAME2] = { "RENAME2", do_rename2 },
-	[FUSE_LSEEK] = { "LSEEK", do_lseek },
-	[FUSE_COPY_FILE_RANGE] = { "COPY_FILE_RANGE", do_copy_file_range },
-	[FUSE_SETUPMAPPING] = { "SETUPMAPPING", do_enosys },
-	[FUSE_REMOVEMAPPING] = { "REMOVEMAPPING", do_enosys },
-	[FUSE_SYNCFS] = { "SYNCFS", do_syncfs },
-	[FUSE_TMPFILE] = { "TMPFILE", do_tmpfile },
-	[FUSE_STATX] = { "STATX", do_statx },
-	[FUSE_COPY_FILE_RANGE_64] = { "COPY_FILE_RANGE_64",
-				      do_copy_file_range },
+	[FUSE_LOOKUP] = {"LOOKUP", do_lookup},
+	[FUSE_FORGET] = {"FORGET", do_forget},
+	[FUSE_GETATTR] = {"GETATTR", do_getattr},
+	[FUSE_SETATTR] = {"SETATTR", do_setattr},
+	[FUSE_READLINK] = {"READLINK", do_readlink},
+	[FUSE_SYMLINK] = {"SYMLINK", do_symlink},
+	[FUSE_MKNOD] = {"MKNOD", do_mknod},
+	[FUSE_MKDIR] = {"MKDIR", do_mkdir},
+	[FUSE_UNLINK] = {"UNLINK", do_unlink},
+	[FUSE_RMDIR] = {"RMDIR", do_rmdir},
+	[FUSE_RENAME] = {"RENAME", do_rename},
+	[FUSE_LINK] = {"LINK", do_link},
+	[FUSE_OPEN] = {"OPEN", do_open},
+	[FUSE_READ] = {"READ", do_read},
+	[FUSE_WRITE] = {"WRITE", do_write},
+	[FUSE_STATFS] = {"STATFS", do_statfs},
+	[FUSE_RELEASE] = {"RELEASE", do_release},
+	[FUSE_FSYNC] = {"FSYNC", do_fsync},
+	[FUSE_SETXATTR] = {"SETXATTR", do_setxattr},
+	[FUSE_GETXATTR] = {"GETXATTR", do_getxattr},
+	[FUSE_LISTXATTR] = {"LISTXATTR", do_listxattr},
+	[FUSE_REMOVEXATTR] = {"REMOVEXATTR", do_removexattr},
+	[FUSE_FLUSH] = {"FLUSH", do_flush},
+	[FUSE_INIT] = {"INIT", do_init_again},
+	[FUSE_OPENDIR] = {"OPENDIR", do_opendir},
+	[FUSE_READDIR] = {"READDIR", do_readdir},
+	[FUSE_RELEASEDIR] = {"RELEASEDIR", do_releasedir},
+	[FUSE_FSYNCDIR] = {"FSYNCDIR", do_fsyncdir},
+	[FUSE_GETLK] = {"GETLK", do_getlk},
+	[FUSE_SETLK] = {"SETLK", do_setlk},
+	[FUSE_SETLKW] = {"SETLKW", do_setlk},
+	[FUSE_ACCESS] = {"ACCESS", do_access},
+	[FUSE_CREATE] = {"CREATE", do_create},
+	[FUSE_INTERRUPT] = {"INTERRUPT", do_interrupt},
+	[FUSE_BMAP] = {"BMAP", do_bmap},
+	[FUSE_DESTROY] = {"DESTROY", do_destroy},
+	[FUSE_IOCTL] = {"IOCTL", do_ioctl},
+	[FUSE_POLL] = {"POLL", do_poll},
+	[FUSE_NOTIFY_REPLY] = {"NOTIFY_REPLY", do_notify_reply},
+	[FUSE_BATCH_FORGET] = {"BATCH_FORGET", do_batch_forget},
+	[FUSE_FALLOCATE] = {"FALLOCATE", do_fallocate},
+	[FUSE_READDIRPLUS] = {"READDIRPLUS", do_readdirplus},
+	[FUSE_RENAME2] = {"RENAME2", do_rename2},
+	[FUSE_LSEEK] = {"LSEEK", do_lseek},
+	[FUSE_COPY_FILE_RANGE] = {"COPY_FILE_RANGE", do_copy_file_range},
+	[FUSE_SETUPMAPPING] = {"SETUPMAPPING", do_enosys},
+	[FUSE_REMOVEMAPPING] = {"REMOVEMAPPING", do_enosys},
+	[FUSE_SYNCFS] = {"SYNCFS", do_syncfs},
+	[FUSE_TMPFILE] = {"TMPFILE", do_tmpfile},
+	[FUSE_STATX] = {"STATX", do_statx},
+	[FUSE_COPY_FILE_RANGE_64] = {"COPY_FILE_RANGE_64", do_copy_file_range},
 };
 
 _Static_assert(FRING_ARRAY_SIZE(ops) <= FRING_STATS_OPCODES,

@@ -16,19 +16,19 @@
 #include "fring/fring.h"
 #include "fuse_abi.h"
 
-#define FRING_HIDDEN __attribute__((visibility("hidden")))
-#define FRING_PAGE 4096u
+#define FRING_HIDDEN	     __attribute__((visibility("hidden")))
+#define FRING_PAGE	     4096u
 #define FRING_ALIGN_UP(x, a) (((x) + (a)-1) / (a) * (a))
-#define FRING_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define FRING_ARRAY_SIZE(a)  (sizeof(a) / sizeof((a)[0]))
 
 /* ---------------- logging (log.c) ---------------- */
 FRING_HIDDEN void fring_log(enum fring_log_level lvl, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 FRING_HIDDEN bool fring_log_enabled(enum fring_log_level lvl);
-#define fr_err(...) fring_log(FRING_LOG_ERR, __VA_ARGS__)
+#define fr_err(...)  fring_log(FRING_LOG_ERR, __VA_ARGS__)
 #define fr_warn(...) fring_log(FRING_LOG_WARN, __VA_ARGS__)
 #define fr_info(...) fring_log(FRING_LOG_INFO, __VA_ARGS__)
-#define fr_dbg(...) fring_log(FRING_LOG_DEBUG, __VA_ARGS__)
+#define fr_dbg(...)  fring_log(FRING_LOG_DEBUG, __VA_ARGS__)
 
 /* ---------------- configuration (opts.c) ---------------- */
 #define FRING_NAME_LEN 256
@@ -58,9 +58,9 @@ struct fring_qstats {
 	_Atomic uint64_t ring_entries;
 	_Atomic uint64_t by_opcode[FRING_STATS_OPCODES];
 };
-#define stat_add(q, field, n) \
+#define stat_add(q, field, n)                                                  \
 	atomic_fetch_add_explicit(&(q)->stats.field, (n), memory_order_relaxed)
-#define stat_sub(q, field, n) \
+#define stat_sub(q, field, n)                                                  \
 	atomic_fetch_sub_explicit(&(q)->stats.field, (n), memory_order_relaxed)
 FRING_HIDDEN void stats_note_latency(struct fring_qstats *st, uint64_t ns);
 FRING_HIDDEN uint64_t fring_now_ns(void);
@@ -162,7 +162,7 @@ struct fring_session {
 	struct fring_queue *queues;
 	struct fring_queue *side; /* ring mode: the /dev/fuse side channel */
 	struct ring_state *ring;  /* ring transport state, or NULL */
-	size_t bufsize; /* per-request buffer size */
+	size_t bufsize;		  /* per-request buffer size */
 	atomic_int exiting;
 	int exit_efd; /* becomes readable when the session should stop */
 	bool destroyed_called;
@@ -224,8 +224,8 @@ FRING_HIDDEN void ladder_fell_back(struct fring_session *se, const char *why);
 /* dev.c: the classic transport */
 FRING_HIDDEN extern const struct fring_tp fring_tp_dev;
 FRING_HIDDEN int dev_read_init(struct fring_session *se,
-				int (*before_reply)(struct fring_session *se,
-						    struct fuse_init_out *out));
+			       int (*before_reply)(struct fring_session *se,
+						   struct fuse_init_out *out));
 FRING_HIDDEN int dev_start(struct fring_session *se);
 FRING_HIDDEN int dev_start_queue(struct fring_queue *q);
 FRING_HIDDEN void dev_stop(struct fring_session *se);

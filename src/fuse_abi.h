@@ -14,95 +14,95 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FUSE_KERNEL_VERSION 7
-#define FUSE_KERNEL_MINOR_VERSION 46
-#define FUSE_ROOT_ID 1
-#define FUSE_MIN_READ_BUFFER 8192
+#define FUSE_KERNEL_VERSION	       7
+#define FUSE_KERNEL_MINOR_VERSION      46
+#define FUSE_ROOT_ID		       1
+#define FUSE_MIN_READ_BUFFER	       8192
 #define FUSE_DEFAULT_MAX_PAGES_PER_REQ 32
-#define FUSE_COMPAT_INIT_IN_SIZE 16 /* kernels before 7.36 */
-#define FUSE_COMPAT_22_INIT_OUT_SIZE 24
-#define FUSE_COMPAT_SETXATTR_IN_SIZE 8
-#define FUSE_COMPAT_WRITE_IN_SIZE 24
+#define FUSE_COMPAT_INIT_IN_SIZE       16 /* kernels before 7.36 */
+#define FUSE_COMPAT_22_INIT_OUT_SIZE   24
+#define FUSE_COMPAT_SETXATTR_IN_SIZE   8
+#define FUSE_COMPAT_WRITE_IN_SIZE      24
 
 /* INIT flags (bits 0-31 in flags, 32-63 in flags2). */
-#define FUSE_ASYNC_READ (1ULL << 0)
-#define FUSE_POSIX_LOCKS (1ULL << 1)
-#define FUSE_FILE_OPS (1ULL << 2)
-#define FUSE_ATOMIC_O_TRUNC (1ULL << 3)
-#define FUSE_EXPORT_SUPPORT (1ULL << 4)
-#define FUSE_BIG_WRITES (1ULL << 5)
-#define FUSE_DONT_MASK (1ULL << 6)
-#define FUSE_SPLICE_WRITE (1ULL << 7)
-#define FUSE_SPLICE_MOVE (1ULL << 8)
-#define FUSE_SPLICE_READ (1ULL << 9)
-#define FUSE_FLOCK_LOCKS (1ULL << 10)
-#define FUSE_HAS_IOCTL_DIR (1ULL << 11)
-#define FUSE_AUTO_INVAL_DATA (1ULL << 12)
-#define FUSE_DO_READDIRPLUS (1ULL << 13)
-#define FUSE_READDIRPLUS_AUTO (1ULL << 14)
-#define FUSE_ASYNC_DIO (1ULL << 15)
-#define FUSE_WRITEBACK_CACHE (1ULL << 16)
-#define FUSE_NO_OPEN_SUPPORT (1ULL << 17)
-#define FUSE_PARALLEL_DIROPS (1ULL << 18)
-#define FUSE_HANDLE_KILLPRIV (1ULL << 19)
-#define FUSE_POSIX_ACL (1ULL << 20)
-#define FUSE_ABORT_ERROR (1ULL << 21)
-#define FUSE_MAX_PAGES (1ULL << 22)
-#define FUSE_CACHE_SYMLINKS (1ULL << 23)
-#define FUSE_NO_OPENDIR_SUPPORT (1ULL << 24)
-#define FUSE_EXPLICIT_INVAL_DATA (1ULL << 25)
-#define FUSE_MAP_ALIGNMENT (1ULL << 26)
-#define FUSE_SUBMOUNTS (1ULL << 27)
-#define FUSE_HANDLE_KILLPRIV_V2 (1ULL << 28)
-#define FUSE_SETXATTR_EXT (1ULL << 29)
-#define FUSE_INIT_EXT (1ULL << 30)
-#define FUSE_INIT_RESERVED (1ULL << 31)
-#define FUSE_SECURITY_CTX (1ULL << 32)
-#define FUSE_HAS_INODE_DAX (1ULL << 33)
-#define FUSE_CREATE_SUPP_GROUP (1ULL << 34)
-#define FUSE_HAS_EXPIRE_ONLY (1ULL << 35)
+#define FUSE_ASYNC_READ		  (1ULL << 0)
+#define FUSE_POSIX_LOCKS	  (1ULL << 1)
+#define FUSE_FILE_OPS		  (1ULL << 2)
+#define FUSE_ATOMIC_O_TRUNC	  (1ULL << 3)
+#define FUSE_EXPORT_SUPPORT	  (1ULL << 4)
+#define FUSE_BIG_WRITES		  (1ULL << 5)
+#define FUSE_DONT_MASK		  (1ULL << 6)
+#define FUSE_SPLICE_WRITE	  (1ULL << 7)
+#define FUSE_SPLICE_MOVE	  (1ULL << 8)
+#define FUSE_SPLICE_READ	  (1ULL << 9)
+#define FUSE_FLOCK_LOCKS	  (1ULL << 10)
+#define FUSE_HAS_IOCTL_DIR	  (1ULL << 11)
+#define FUSE_AUTO_INVAL_DATA	  (1ULL << 12)
+#define FUSE_DO_READDIRPLUS	  (1ULL << 13)
+#define FUSE_READDIRPLUS_AUTO	  (1ULL << 14)
+#define FUSE_ASYNC_DIO		  (1ULL << 15)
+#define FUSE_WRITEBACK_CACHE	  (1ULL << 16)
+#define FUSE_NO_OPEN_SUPPORT	  (1ULL << 17)
+#define FUSE_PARALLEL_DIROPS	  (1ULL << 18)
+#define FUSE_HANDLE_KILLPRIV	  (1ULL << 19)
+#define FUSE_POSIX_ACL		  (1ULL << 20)
+#define FUSE_ABORT_ERROR	  (1ULL << 21)
+#define FUSE_MAX_PAGES		  (1ULL << 22)
+#define FUSE_CACHE_SYMLINKS	  (1ULL << 23)
+#define FUSE_NO_OPENDIR_SUPPORT	  (1ULL << 24)
+#define FUSE_EXPLICIT_INVAL_DATA  (1ULL << 25)
+#define FUSE_MAP_ALIGNMENT	  (1ULL << 26)
+#define FUSE_SUBMOUNTS		  (1ULL << 27)
+#define FUSE_HANDLE_KILLPRIV_V2	  (1ULL << 28)
+#define FUSE_SETXATTR_EXT	  (1ULL << 29)
+#define FUSE_INIT_EXT		  (1ULL << 30)
+#define FUSE_INIT_RESERVED	  (1ULL << 31)
+#define FUSE_SECURITY_CTX	  (1ULL << 32)
+#define FUSE_HAS_INODE_DAX	  (1ULL << 33)
+#define FUSE_CREATE_SUPP_GROUP	  (1ULL << 34)
+#define FUSE_HAS_EXPIRE_ONLY	  (1ULL << 35)
 #define FUSE_DIRECT_IO_ALLOW_MMAP (1ULL << 36)
-#define FUSE_PASSTHROUGH (1ULL << 37)
-#define FUSE_NO_EXPORT_SUPPORT (1ULL << 38)
-#define FUSE_HAS_RESEND (1ULL << 39)
-#define FUSE_ALLOW_IDMAP (1ULL << 40)
-#define FUSE_OVER_IO_URING (1ULL << 41)
-#define FUSE_REQUEST_TIMEOUT (1ULL << 42)
+#define FUSE_PASSTHROUGH	  (1ULL << 37)
+#define FUSE_NO_EXPORT_SUPPORT	  (1ULL << 38)
+#define FUSE_HAS_RESEND		  (1ULL << 39)
+#define FUSE_ALLOW_IDMAP	  (1ULL << 40)
+#define FUSE_OVER_IO_URING	  (1ULL << 41)
+#define FUSE_REQUEST_TIMEOUT	  (1ULL << 42)
 #define FUSE_HAS_IO_URING_BUFPOOL (1ULL << 43)
 
 /* setattr valid bits */
-#define FATTR_MODE (1 << 0)
-#define FATTR_UID (1 << 1)
-#define FATTR_GID (1 << 2)
-#define FATTR_SIZE (1 << 3)
-#define FATTR_ATIME (1 << 4)
-#define FATTR_MTIME (1 << 5)
-#define FATTR_FH (1 << 6)
-#define FATTR_ATIME_NOW (1 << 7)
-#define FATTR_MTIME_NOW (1 << 8)
-#define FATTR_LOCKOWNER (1 << 9)
-#define FATTR_CTIME (1 << 10)
+#define FATTR_MODE	   (1 << 0)
+#define FATTR_UID	   (1 << 1)
+#define FATTR_GID	   (1 << 2)
+#define FATTR_SIZE	   (1 << 3)
+#define FATTR_ATIME	   (1 << 4)
+#define FATTR_MTIME	   (1 << 5)
+#define FATTR_FH	   (1 << 6)
+#define FATTR_ATIME_NOW	   (1 << 7)
+#define FATTR_MTIME_NOW	   (1 << 8)
+#define FATTR_LOCKOWNER	   (1 << 9)
+#define FATTR_CTIME	   (1 << 10)
 #define FATTR_KILL_SUIDGID (1 << 11)
 
 /* open_out.open_flags */
-#define FOPEN_DIRECT_IO (1 << 0)
-#define FOPEN_KEEP_CACHE (1 << 1)
-#define FOPEN_NONSEEKABLE (1 << 2)
-#define FOPEN_CACHE_DIR (1 << 3)
-#define FOPEN_STREAM (1 << 4)
-#define FOPEN_NOFLUSH (1 << 5)
+#define FOPEN_DIRECT_IO		     (1 << 0)
+#define FOPEN_KEEP_CACHE	     (1 << 1)
+#define FOPEN_NONSEEKABLE	     (1 << 2)
+#define FOPEN_CACHE_DIR		     (1 << 3)
+#define FOPEN_STREAM		     (1 << 4)
+#define FOPEN_NOFLUSH		     (1 << 5)
 #define FOPEN_PARALLEL_DIRECT_WRITES (1 << 6)
-#define FOPEN_PASSTHROUGH (1 << 7)
-#define FOPEN_IO_URING_ZERO_COPY (1 << 8)
+#define FOPEN_PASSTHROUGH	     (1 << 7)
+#define FOPEN_IO_URING_ZERO_COPY     (1 << 8)
 
 /* write_in.write_flags */
-#define FUSE_WRITE_CACHE (1 << 0)
-#define FUSE_WRITE_LOCKOWNER (1 << 1)
+#define FUSE_WRITE_CACHE	(1 << 0)
+#define FUSE_WRITE_LOCKOWNER	(1 << 1)
 #define FUSE_WRITE_KILL_SUIDGID (1 << 2)
 /* read_in.read_flags */
 #define FUSE_READ_LOCKOWNER (1 << 1)
 /* release_in.release_flags */
-#define FUSE_RELEASE_FLUSH (1 << 0)
+#define FUSE_RELEASE_FLUSH	  (1 << 0)
 #define FUSE_RELEASE_FLOCK_UNLOCK (1 << 1)
 /* getattr_in.getattr_flags */
 #define FUSE_GETATTR_FH (1 << 0)
@@ -115,23 +115,23 @@
 /* fsync_in.fsync_flags */
 #define FUSE_FSYNC_FDATASYNC (1 << 0)
 /* ioctl flags */
-#define FUSE_IOCTL_COMPAT (1 << 0)
+#define FUSE_IOCTL_COMPAT	(1 << 0)
 #define FUSE_IOCTL_UNRESTRICTED (1 << 1)
-#define FUSE_IOCTL_RETRY (1 << 2)
-#define FUSE_IOCTL_32BIT (1 << 3)
-#define FUSE_IOCTL_DIR (1 << 4)
-#define FUSE_IOCTL_COMPAT_X32 (1 << 5)
-#define FUSE_IOCTL_MAX_IOV 256
+#define FUSE_IOCTL_RETRY	(1 << 2)
+#define FUSE_IOCTL_32BIT	(1 << 3)
+#define FUSE_IOCTL_DIR		(1 << 4)
+#define FUSE_IOCTL_COMPAT_X32	(1 << 5)
+#define FUSE_IOCTL_MAX_IOV	256
 /* poll flags */
 #define FUSE_POLL_SCHEDULE_NOTIFY (1 << 0)
 /* statx / getattr flags */
 #define FUSE_EXPIRE_ONLY (1 << 0)
 
-#define FUSE_INT_REQ_BIT (1ULL << 0)
-#define FUSE_UNIQUE_RESEND (1ULL << 63)
+#define FUSE_INT_REQ_BIT    (1ULL << 0)
+#define FUSE_UNIQUE_RESEND  (1ULL << 63)
 #define FUSE_INVALID_UIDGID ((uint32_t)-1)
-#define FUSE_MAX_NR_SECCTX 31
-#define FUSE_EXT_GROUPS 32
+#define FUSE_MAX_NR_SECCTX  31
+#define FUSE_EXT_GROUPS	    32
 
 enum fuse_opcode {
 	FUSE_LOOKUP = 1,
@@ -602,11 +602,14 @@ struct fuse_direntplus {
 	struct fuse_dirent dirent;
 };
 
-#define FUSE_DIRENT_ALIGN(x) (((x) + sizeof(uint64_t) - 1) & ~(sizeof(uint64_t) - 1))
+#define FUSE_DIRENT_ALIGN(x)                                                   \
+	(((x) + sizeof(uint64_t) - 1) & ~(sizeof(uint64_t) - 1))
 #define FUSE_NAME_OFFSET offsetof(struct fuse_dirent, name)
-#define FUSE_DIRENT_SIZE(namelen) FUSE_DIRENT_ALIGN(FUSE_NAME_OFFSET + (namelen))
-#define FUSE_NAME_OFFSET_DIRENTPLUS offsetof(struct fuse_direntplus, dirent.name)
-#define FUSE_DIRENTPLUS_SIZE(namelen) \
+#define FUSE_DIRENT_SIZE(namelen)                                              \
+	FUSE_DIRENT_ALIGN(FUSE_NAME_OFFSET + (namelen))
+#define FUSE_NAME_OFFSET_DIRENTPLUS                                            \
+	offsetof(struct fuse_direntplus, dirent.name)
+#define FUSE_DIRENTPLUS_SIZE(namelen)                                          \
 	FUSE_DIRENT_ALIGN(FUSE_NAME_OFFSET_DIRENTPLUS + (namelen))
 
 /* Notifications (server -> kernel, unique == 0). */
@@ -681,16 +684,16 @@ struct fuse_backing_map {
 };
 
 /* /dev/fuse ioctls (magic 229). */
-#define FUSE_DEV_IOC_CLONE 0x8004e500u
-#define FUSE_DEV_IOC_BACKING_OPEN 0x4010e501u
+#define FUSE_DEV_IOC_CLONE	   0x8004e500u
+#define FUSE_DEV_IOC_BACKING_OPEN  0x4010e501u
 #define FUSE_DEV_IOC_BACKING_CLOSE 0x4004e502u
-#define FUSE_DEV_IOC_SYNC_INIT 0xe503u
+#define FUSE_DEV_IOC_SYNC_INIT	   0xe503u
 
 /* ---- FUSE over io_uring (7.42+; pools and zero-copy 7.46) ---- */
 #define FUSE_URING_IN_OUT_HEADER_SZ 128
-#define FUSE_URING_OP_IN_OUT_SZ 128
-#define FUSE_URING_ENT_ZERO_COPY (1ULL << 0) /* ent_in_out.flags */
-#define FUSE_URING_ZERO_COPY (1ULL << 0)     /* cmd_req.flags, ADD_QUEUE */
+#define FUSE_URING_OP_IN_OUT_SZ	    128
+#define FUSE_URING_ENT_ZERO_COPY    (1ULL << 0) /* ent_in_out.flags */
+#define FUSE_URING_ZERO_COPY	    (1ULL << 0) /* cmd_req.flags, ADD_QUEUE */
 
 struct fuse_uring_ent_in_out {
 	uint64_t flags;
@@ -731,7 +734,7 @@ struct fuse_uring_cmd_req {
 
 /* Layout pins: values from the 7.3.4 uapi headers (kernel-protocol.md, A). */
 #define FRING_ABI_SIZE(t, n) _Static_assert(sizeof(struct t) == (n), #t " size")
-#define FRING_ABI_OFF(t, f, n) \
+#define FRING_ABI_OFF(t, f, n)                                                 \
 	_Static_assert(offsetof(struct t, f) == (n), #t "." #f " offset")
 FRING_ABI_SIZE(fuse_in_header, 40);
 FRING_ABI_OFF(fuse_in_header, total_extlen, 36);

@@ -12,11 +12,11 @@
 
 /* Capability bits that only describe the kernel; echoing them means
  * nothing, and FUSE_HAS_IO_URING_BUFPOOL must never be echoed. */
-#define KERNEL_ONLY_CAPS                                                    \
-	(FUSE_SPLICE_READ | FUSE_SPLICE_WRITE | FUSE_SPLICE_MOVE |          \
-	 FUSE_NO_OPEN_SUPPORT | FUSE_NO_OPENDIR_SUPPORT | FUSE_INIT_EXT |   \
-	 FUSE_INIT_RESERVED | FUSE_HAS_INODE_DAX | FUSE_HAS_EXPIRE_ONLY |   \
-	 FUSE_HAS_RESEND | FUSE_HAS_IO_URING_BUFPOOL | FUSE_MAP_ALIGNMENT | \
+#define KERNEL_ONLY_CAPS                                                       \
+	(FUSE_SPLICE_READ | FUSE_SPLICE_WRITE | FUSE_SPLICE_MOVE |             \
+	 FUSE_NO_OPEN_SUPPORT | FUSE_NO_OPENDIR_SUPPORT | FUSE_INIT_EXT |      \
+	 FUSE_INIT_RESERVED | FUSE_HAS_INODE_DAX | FUSE_HAS_EXPIRE_ONLY |      \
+	 FUSE_HAS_RESEND | FUSE_HAS_IO_URING_BUFPOOL | FUSE_MAP_ALIGNMENT |    \
 	 FUSE_SUBMOUNTS)
 
 static unsigned max_pages_limit(void)

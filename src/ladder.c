@@ -29,8 +29,8 @@ static const char *uring_refusal(int en)
 {
 	return en < 0 ? "uring: this kernel has no FUSE-over-io_uring "
 			"(Linux 6.14+ with CONFIG_FUSE_IO_URING)"
-		      : "uring: enable_uring=N (as root: echo Y > " ENABLE_URING_PARAM
-			")";
+		      : "uring: enable_uring=N (as root: echo Y "
+			"> " ENABLE_URING_PARAM ")";
 }
 
 int ladder_precheck(struct fring_session *se)
@@ -49,7 +49,8 @@ int ladder_precheck(struct fring_session *se)
 	case FRING_TRANSPORT_URING:
 		en = enable_uring();
 		if (en != 1) {
-			fr_err("transport=uring refused: %s", uring_refusal(en));
+			fr_err("transport=uring refused: %s",
+			       uring_refusal(en));
 			return -EOPNOTSUPP;
 		}
 		return 0;
@@ -70,8 +71,9 @@ enum fring_transport ladder_choose(struct fring_session *se)
 			 "zerocopy, bufpool-registered, bufpool: kernel ABI "
 			 "7.%u%s",
 			 c->proto_minor,
-			 c->proto_minor < 46 ? " < 7.46"
-					     : " without FUSE_HAS_IO_URING_BUFPOOL");
+			 c->proto_minor < 46
+				 ? " < 7.46"
+				 : " without FUSE_HAS_IO_URING_BUFPOOL");
 	else
 		snprintf(pool, sizeof(pool),
 			 "zerocopy, bufpool-registered, bufpool: not "

@@ -25,7 +25,7 @@ static void on_signal(int sig)
 
 static void set_signals(fring_session_t *se)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = {.sa_handler = on_signal};
 
 	signal_session = se;
 	sigemptyset(&sa.sa_mask);
@@ -52,11 +52,13 @@ static void usage(const char *prog, const struct fring_main_hooks *hooks,
 		"    -h, --help             this text\n"
 		"    -V, --version          libfring version\n"
 		"    -f                     stay in the foreground\n"
-		"    -d                     debug: log every request and answer "
+		"    -d                     debug: log every request and "
+		"answer "
 		"(implies -f)\n"
 		"    -s                     one queue\n"
 		"    -o opt[,opt...]        options, below\n"
-		"    --stats-file=PATH      write statistics as JSON at exit\n\n",
+		"    --stats-file=PATH      write statistics as JSON at "
+		"exit\n\n",
 		prog, hooks && hooks->usage ? "... " : "");
 	fring_config_help(out);
 	if (hooks && hooks->usage)
@@ -107,7 +109,8 @@ static int parse_args(int argc, char *argv[], fring_config_t *cfg,
 		if (!options_done && arg[0] == '-' && arg[1]) {
 			if (!strcmp(arg, "--")) {
 				options_done = true;
-			} else if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+			} else if (!strcmp(arg, "-h") ||
+				   !strcmp(arg, "--help")) {
 				usage(argv[0], hooks, stdout);
 				return 2;
 			} else if (!strcmp(arg, "-V") ||
@@ -201,7 +204,7 @@ int fring_main_ext(int argc, char *argv[], const struct fring_ops *ops,
 		   size_t ops_size, void *userdata,
 		   const struct fring_main_hooks *hooks)
 {
-	struct main_args a = { 0 };
+	struct main_args a = {0};
 	char stats_abs[PATH_MAX];
 	fring_config_t *cfg = fring_config_new();
 	fring_session_t *se = NULL;
@@ -222,8 +225,8 @@ int fring_main_ext(int argc, char *argv[], const struct fring_ops *ops,
 		char cwd[PATH_MAX];
 
 		if (getcwd(cwd, sizeof(cwd)) &&
-		    (size_t)snprintf(stats_abs, sizeof(stats_abs), "%s/%s",
-				     cwd, a.stats_file) < sizeof(stats_abs))
+		    (size_t)snprintf(stats_abs, sizeof(stats_abs), "%s/%s", cwd,
+				     a.stats_file) < sizeof(stats_abs))
 			a.stats_file = stats_abs;
 	}
 	ret = fring_session_new(ops, ops_size, userdata, cfg, &se);

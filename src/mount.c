@@ -17,7 +17,7 @@
 
 #include "fring_int.h"
 
-#define FUSERMOUNT "fusermount3"
+#define FUSERMOUNT	  "fusermount3"
 #define CAP_SYS_ADMIN_BIT 21
 
 static bool has_cap_sys_admin(void)
@@ -135,7 +135,7 @@ static int mount_direct(struct fring_session *se, const char *mnt)
 static int receive_fd(int sock)
 {
 	char byte, ctl[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { &byte, 1 };
+	struct iovec iov = {&byte, 1};
 	struct msghdr msg = {
 		.msg_iov = &iov,
 		.msg_iovlen = 1,
@@ -154,7 +154,8 @@ static int receive_fd(int sock)
 	if (n == 0)
 		return -ECONNRESET; /* fusermount3 failed and said why */
 	cm = CMSG_FIRSTHDR(&msg);
-	if (!cm || cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS ||
+	if (!cm || cm->cmsg_level != SOL_SOCKET ||
+	    cm->cmsg_type != SCM_RIGHTS ||
 	    cm->cmsg_len != CMSG_LEN(sizeof(int)))
 		return -EPROTO;
 	memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
@@ -193,7 +194,7 @@ static int run_fusermount(const char *const argv[], int commfd)
 static int mount_fusermount(struct fring_session *se, const char *mnt)
 {
 	char opts[1024] = "";
-	const char *argv[] = { FUSERMOUNT, "-o", opts, "--", mnt, NULL };
+	const char *argv[] = {FUSERMOUNT, "-o", opts, "--", mnt, NULL};
 	int sv[2], fd, ret;
 
 	add_opt(opts, sizeof(opts), "%s", se->cfg.ro ? "ro" : "rw");
@@ -266,8 +267,8 @@ int unmount_fuse(struct fring_session *se)
 		return 0;
 	se->mounted = false;
 	if (se->via_fusermount) {
-		const char *argv[] = { FUSERMOUNT, "-u", "-q", "-z", "--",
-				       se->mountpoint, NULL };
+		const char *argv[] = {FUSERMOUNT, "-u",		  "-q", "-z",
+				      "--",	  se->mountpoint, NULL};
 
 		return run_fusermount(argv, -1);
 	}

@@ -8,7 +8,7 @@
 #include "fring_int.h"
 
 #define FRING_DEFAULT_MAX_WRITE (1u << 20)
-#define FRING_MAX_MAX_WRITE (16u << 20)
+#define FRING_MAX_MAX_WRITE	(16u << 20)
 #define FRING_DEFAULT_MAX_ASYNC 256
 /* see doc/transports.md for the measurement behind it */
 #define FRING_DEFAULT_QUEUE_DEPTH 8
@@ -101,7 +101,8 @@ int fring_config_set(fring_config_t *cfg, const char *key, const char *val)
 	if (!cfg || !key)
 		return -EINVAL;
 	if (!strcmp(key, "transport")) {
-		for (unsigned i = 0; i < FRING_ARRAY_SIZE(transport_names); i++) {
+		for (unsigned i = 0; i < FRING_ARRAY_SIZE(transport_names);
+		     i++) {
 			if (val && !strcmp(val, transport_names[i])) {
 				cfg->transport = (enum fring_transport)i;
 				return 0;
@@ -190,7 +191,8 @@ void fring_config_help(FILE *out)
 	      "    transport=NAME         auto (default), zerocopy, "
 	      "bufpool-registered,\n"
 	      "                           bufpool, uring or dev\n"
-	      "    queues=N               worker queues (default: one per CPU)\n"
+	      "    queues=N               worker queues (default: one per "
+	      "CPU)\n"
 	      "    max_write=N            largest write in bytes (default "
 	      "1048576)\n"
 	      "    max_read=N             largest read in bytes\n"

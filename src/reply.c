@@ -30,29 +30,50 @@ enum reply_kind {
 
 /* What a successful answer to each opcode must look like. */
 static const uint16_t reply_kinds[FUSE_OPCODE_MAX] = {
-	[FUSE_LOOKUP] = RK_ENTRY,	   [FUSE_GETATTR] = RK_ATTR,
-	[FUSE_SETATTR] = RK_ATTR,	   [FUSE_READLINK] = RK_DATA,
-	[FUSE_SYMLINK] = RK_ENTRY,	   [FUSE_MKNOD] = RK_ENTRY,
-	[FUSE_MKDIR] = RK_ENTRY,	   [FUSE_UNLINK] = RK_EMPTY,
-	[FUSE_RMDIR] = RK_EMPTY,	   [FUSE_RENAME] = RK_EMPTY,
-	[FUSE_LINK] = RK_ENTRY,		   [FUSE_OPEN] = RK_OPEN,
-	[FUSE_READ] = RK_DATA,		   [FUSE_WRITE] = RK_WRITE,
-	[FUSE_STATFS] = RK_STATFS,	   [FUSE_RELEASE] = RK_EMPTY,
-	[FUSE_FSYNC] = RK_EMPTY,	   [FUSE_SETXATTR] = RK_EMPTY,
+	[FUSE_LOOKUP] = RK_ENTRY,
+	[FUSE_GETATTR] = RK_ATTR,
+	[FUSE_SETATTR] = RK_ATTR,
+	[FUSE_READLINK] = RK_DATA,
+	[FUSE_SYMLINK] = RK_ENTRY,
+	[FUSE_MKNOD] = RK_ENTRY,
+	[FUSE_MKDIR] = RK_ENTRY,
+	[FUSE_UNLINK] = RK_EMPTY,
+	[FUSE_RMDIR] = RK_EMPTY,
+	[FUSE_RENAME] = RK_EMPTY,
+	[FUSE_LINK] = RK_ENTRY,
+	[FUSE_OPEN] = RK_OPEN,
+	[FUSE_READ] = RK_DATA,
+	[FUSE_WRITE] = RK_WRITE,
+	[FUSE_STATFS] = RK_STATFS,
+	[FUSE_RELEASE] = RK_EMPTY,
+	[FUSE_FSYNC] = RK_EMPTY,
+	[FUSE_SETXATTR] = RK_EMPTY,
 	[FUSE_GETXATTR] = RK_DATA | RK_XATTR,
 	[FUSE_LISTXATTR] = RK_DATA | RK_XATTR,
-	[FUSE_REMOVEXATTR] = RK_EMPTY,	   [FUSE_FLUSH] = RK_EMPTY,
-	[FUSE_OPENDIR] = RK_OPEN,	   [FUSE_READDIR] = RK_DATA,
-	[FUSE_RELEASEDIR] = RK_EMPTY,	   [FUSE_FSYNCDIR] = RK_EMPTY,
-	[FUSE_GETLK] = RK_LOCK,		   [FUSE_SETLK] = RK_EMPTY,
-	[FUSE_SETLKW] = RK_EMPTY,	   [FUSE_ACCESS] = RK_EMPTY,
-	[FUSE_CREATE] = RK_CREATE,	   [FUSE_BMAP] = RK_BMAP,
-	[FUSE_DESTROY] = RK_EMPTY,	   [FUSE_IOCTL] = RK_IOCTL,
-	[FUSE_POLL] = RK_POLL,		   [FUSE_FALLOCATE] = RK_EMPTY,
-	[FUSE_READDIRPLUS] = RK_DATA,	   [FUSE_RENAME2] = RK_EMPTY,
-	[FUSE_LSEEK] = RK_LSEEK,	   [FUSE_COPY_FILE_RANGE] = RK_WRITE,
-	[FUSE_SYNCFS] = RK_EMPTY,	   [FUSE_TMPFILE] = RK_CREATE,
-	[FUSE_STATX] = RK_STATX,	   [FUSE_COPY_FILE_RANGE_64] = RK_WRITE,
+	[FUSE_REMOVEXATTR] = RK_EMPTY,
+	[FUSE_FLUSH] = RK_EMPTY,
+	[FUSE_OPENDIR] = RK_OPEN,
+	[FUSE_READDIR] = RK_DATA,
+	[FUSE_RELEASEDIR] = RK_EMPTY,
+	[FUSE_FSYNCDIR] = RK_EMPTY,
+	[FUSE_GETLK] = RK_LOCK,
+	[FUSE_SETLK] = RK_EMPTY,
+	[FUSE_SETLKW] = RK_EMPTY,
+	[FUSE_ACCESS] = RK_EMPTY,
+	[FUSE_CREATE] = RK_CREATE,
+	[FUSE_BMAP] = RK_BMAP,
+	[FUSE_DESTROY] = RK_EMPTY,
+	[FUSE_IOCTL] = RK_IOCTL,
+	[FUSE_POLL] = RK_POLL,
+	[FUSE_FALLOCATE] = RK_EMPTY,
+	[FUSE_READDIRPLUS] = RK_DATA,
+	[FUSE_RENAME2] = RK_EMPTY,
+	[FUSE_LSEEK] = RK_LSEEK,
+	[FUSE_COPY_FILE_RANGE] = RK_WRITE,
+	[FUSE_SYNCFS] = RK_EMPTY,
+	[FUSE_TMPFILE] = RK_CREATE,
+	[FUSE_STATX] = RK_STATX,
+	[FUSE_COPY_FILE_RANGE_64] = RK_WRITE,
 };
 
 static bool has_data_limit(uint32_t op)
@@ -260,7 +281,8 @@ static void fill_open(struct fuse_open_out *o, const struct fring_file *fi)
 		o->open_flags |= FOPEN_PARALLEL_DIRECT_WRITES;
 }
 
-#define ONE(ptr) ((struct iovec){ .iov_base = (void *)(ptr), .iov_len = sizeof(*(ptr)) })
+#define ONE(ptr)                                                               \
+	((struct iovec){.iov_base = (void *)(ptr), .iov_len = sizeof(*(ptr))})
 
 int fring_reply_err(fring_req_t *req, int err)
 {
@@ -310,7 +332,7 @@ int fring_reply_attr(fring_req_t *req, const struct stat *attr,
 
 int fring_reply_readlink(fring_req_t *req, const char *target)
 {
-	struct iovec iov = { (void *)target, strlen(target) };
+	struct iovec iov = {(void *)target, strlen(target)};
 
 	return reply_kind(req, RK_DATA, &iov, 1);
 }
@@ -352,7 +374,7 @@ int fring_reply_write(fring_req_t *req, size_t count)
 
 int fring_reply_buf(fring_req_t *req, const void *buf, size_t size)
 {
-	struct iovec iov = { (void *)buf, size };
+	struct iovec iov = {(void *)buf, size};
 
 	return reply_kind(req, RK_DATA, &iov, 1);
 }
@@ -370,7 +392,7 @@ int fring_reply_iov(fring_req_t *req, const struct iovec *iov, int count)
 
 int fring_reply_data(fring_req_t *req, size_t size)
 {
-	struct iovec iov = { req->data, size };
+	struct iovec iov = {req->data, size};
 
 	return reply_kind(req, RK_DATA, &iov, 1);
 }
@@ -413,9 +435,10 @@ int fring_reply_lock(fring_req_t *req, const struct flock *lock)
 	o->lk.type = (uint32_t)lock->l_type;
 	if (lock->l_type != F_UNLCK) {
 		o->lk.start = (uint64_t)lock->l_start;
-		o->lk.end = lock->l_len == 0
-				    ? (uint64_t)INT64_MAX
-				    : (uint64_t)(lock->l_start + lock->l_len - 1);
+		o->lk.end =
+			lock->l_len == 0
+				? (uint64_t)INT64_MAX
+				: (uint64_t)(lock->l_start + lock->l_len - 1);
 		o->lk.pid = (uint32_t)lock->l_pid;
 	}
 	iov = ONE(o);

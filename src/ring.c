@@ -208,8 +208,7 @@ static void rt_entry_request(struct ring_thread *rt, struct fring_req *req)
 	fring_dispatch(req, &m);
 }
 
-static void rt_entry_cqe(struct ring_thread *rt, struct fring_req *req,
-			 int res)
+static void rt_entry_cqe(struct ring_thread *rt, struct fring_req *req, int res)
 {
 	struct fring_session *se = rt->rs->se;
 
@@ -297,11 +296,10 @@ static int rt_alloc_entries(struct ring_thread *rt)
 
 			if (!req)
 				return -ENOMEM;
-			req->mem = mmap(NULL, rs->payload_sz,
-					PROT_READ | PROT_WRITE,
-					MAP_PRIVATE | MAP_ANONYMOUS |
-						MAP_POPULATE,
-					-1, 0);
+			req->mem = mmap(
+				NULL, rs->payload_sz, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1,
+				0);
 			if (req->mem == MAP_FAILED) {
 				free(req);
 				return -ENOMEM;
@@ -477,8 +475,8 @@ int ring_prepare(struct fring_session *se)
 	se->ring = rs;
 	rs->se = se;
 	rs->depth = se->cfg.queue_depth;
-	rs->payload_sz = FRING_ALIGN_UP(init_payload_size(&se->conn),
-					FRING_PAGE);
+	rs->payload_sz =
+		FRING_ALIGN_UP(init_payload_size(&se->conn), FRING_PAGE);
 	pthread_mutex_init(&rs->lock, NULL);
 	pthread_cond_init(&rs->cond, NULL);
 	rs->phase = RING_SETUP;

@@ -30,7 +30,7 @@ struct ring_thread {
 	bool stopping;
 	int wake_efd;
 	uint64_t wake_buf;
-	pthread_mutex_t lock; /* handoff, dead */
+	pthread_mutex_t lock;	   /* handoff, dead */
 	struct fring_req *handoff; /* answered elsewhere, to commit here */
 	bool dead;
 	struct ring_io *io_free;

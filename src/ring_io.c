@@ -41,8 +41,8 @@ struct io_uring_sqe *fring_io_sqe(fring_req_t *req)
 	return ring_io_sqe(req);
 }
 
-int fring_io_submit(fring_req_t *req, struct io_uring_sqe *sqe,
-		    fring_io_cb cb, void *data)
+int fring_io_submit(fring_req_t *req, struct io_uring_sqe *sqe, fring_io_cb cb,
+		    void *data)
 {
 	struct ring_thread *rt = req->q->rt;
 	struct ring_io *io;

@@ -159,8 +159,8 @@ static bool slot_try_hold(struct fring_req *req, uint64_t unique)
 void session_interrupt(struct fring_session *se, uint64_t unique)
 {
 	for (unsigned i = 0; i <= se->nqueues; i++) {
-		struct fring_queue *q = i < se->nqueues ? &se->queues[i]
-							: se->side;
+		struct fring_queue *q =
+			i < se->nqueues ? &se->queues[i] : se->side;
 
 		if (!q)
 			break;
@@ -456,7 +456,7 @@ static int before_init_reply(struct fring_session *se,
 
 static void wait_for_exit(struct fring_session *se)
 {
-	struct pollfd p = { se->exit_efd, POLLIN, 0 };
+	struct pollfd p = {se->exit_efd, POLLIN, 0};
 
 	while (!atomic_load(&se->exiting) || !p.revents) {
 		p.revents = 0;

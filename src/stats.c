@@ -18,8 +18,8 @@ uint64_t fring_now_ns(void)
 
 void stats_note_latency(struct fring_qstats *st, uint64_t ns)
 {
-	uint64_t cur = atomic_load_explicit(&st->max_latency_ns,
-					    memory_order_relaxed);
+	uint64_t cur =
+		atomic_load_explicit(&st->max_latency_ns, memory_order_relaxed);
 
 	while (ns > cur && !atomic_compare_exchange_weak_explicit(
 				   &st->max_latency_ns, &cur, ns,
@@ -118,12 +118,12 @@ static int json_counters(char *p, size_t room, const struct fring_stats *st)
 }
 
 /* Appends with bounds; the caller checks `len < cap` at the end. */
-#define APPEND(...)                                                          \
-	do {                                                                  \
-		int n_ = snprintf(buf + len, len < cap ? cap - len : 0,       \
-				  __VA_ARGS__);                               \
-		if (n_ > 0)                                                   \
-			len += (size_t)n_;                                    \
+#define APPEND(...)                                                            \
+	do {                                                                   \
+		int n_ = snprintf(buf + len, len < cap ? cap - len : 0,        \
+				  __VA_ARGS__);                                \
+		if (n_ > 0)                                                    \
+			len += (size_t)n_;                                     \
 	} while (0)
 
 int fring_session_write_stats(const fring_session_t *s, int fd)

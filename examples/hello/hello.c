@@ -19,7 +19,8 @@ static void fill(fring_ino_t ino, struct stat *st)
 
 static void hello_lookup(fring_req_t *req, fring_ino_t parent, const char *name)
 {
-	struct fring_entry e = { .ino = HELLO_INO, .attr_timeout = 1, .entry_timeout = 1 };
+	struct fring_entry e = {
+		.ino = HELLO_INO, .attr_timeout = 1, .entry_timeout = 1};
 
 	if (parent != FRING_ROOT_INO || strcmp(name, "hello"))
 		return (void)fring_reply_err(req, ENOENT);
@@ -27,7 +28,8 @@ static void hello_lookup(fring_req_t *req, fring_ino_t parent, const char *name)
 	fring_reply_entry(req, &e);
 }
 
-static void hello_getattr(fring_req_t *req, fring_ino_t ino, struct fring_file *fi)
+static void hello_getattr(fring_req_t *req, fring_ino_t ino,
+			  struct fring_file *fi)
 {
 	struct stat st;
 
@@ -36,10 +38,11 @@ static void hello_getattr(fring_req_t *req, fring_ino_t ino, struct fring_file *
 	fring_reply_attr(req, &st, 1.0);
 }
 
-static void hello_readdir(fring_req_t *req, fring_ino_t ino, size_t size, off_t off,
-			  struct fring_file *fi, const struct fring_buf *dst)
+static void hello_readdir(fring_req_t *req, fring_ino_t ino, size_t size,
+			  off_t off, struct fring_file *fi,
+			  const struct fring_buf *dst)
 {
-	static const char *const names[] = { ".", "..", "hello" };
+	static const char *const names[] = {".", "..", "hello"};
 	size_t used = 0;
 
 	(void)fi;
@@ -48,7 +51,8 @@ static void hello_readdir(fring_req_t *req, fring_ino_t ino, size_t size, off_t 
 		size_t n;
 
 		fill(i == 2 ? HELLO_INO : ino, &st);
-		n = fring_add_direntry(req, (char *)dst->mem + used, size - used, names[i], &st, i + 1);
+		n = fring_add_direntry(req, (char *)dst->mem + used,
+				       size - used, names[i], &st, i + 1);
 		if (n > size - used)
 			break;
 		used += n;
@@ -56,15 +60,17 @@ static void hello_readdir(fring_req_t *req, fring_ino_t ino, size_t size, off_t 
 	fring_reply_data(req, used);
 }
 
-static void hello_read(fring_req_t *req, fring_ino_t ino, size_t size, off_t off,
-		       struct fring_file *fi, const struct fring_buf *dst)
+static void hello_read(fring_req_t *req, fring_ino_t ino, size_t size,
+		       off_t off, struct fring_file *fi,
+		       const struct fring_buf *dst)
 {
 	size_t len = strlen(text);
 
 	(void)ino, (void)fi, (void)dst;
 	if ((size_t)off >= len)
 		return (void)fring_reply_buf(req, NULL, 0);
-	fring_reply_buf(req, text + off, size < len - (size_t)off ? size : len - (size_t)off);
+	fring_reply_buf(req, text + off,
+			size < len - (size_t)off ? size : len - (size_t)off);
 }
 
 static const struct fring_ops hello_ops = {

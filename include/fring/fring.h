@@ -36,11 +36,13 @@ extern "C" {
 #define FRING_VERSION_MAJOR 0
 #define FRING_VERSION_MINOR 1
 #define FRING_VERSION_PATCH 0
-#define FRING_VERSION "0.1.0"
-/** Encodes a version for comparisons: FRING_VERSION_NUM >= FRING_MKVER(0,2,0) */
+#define FRING_VERSION	    "0.1.0"
+/** Encodes a version for comparisons: FRING_VERSION_NUM >= FRING_MKVER(0,2,0)
+ */
 #define FRING_MKVER(a, b, c) (((a) << 16) | ((b) << 8) | (c))
-#define FRING_VERSION_NUM \
-	FRING_MKVER(FRING_VERSION_MAJOR, FRING_VERSION_MINOR, FRING_VERSION_PATCH)
+#define FRING_VERSION_NUM                                                      \
+	FRING_MKVER(FRING_VERSION_MAJOR, FRING_VERSION_MINOR,                  \
+		    FRING_VERSION_PATCH)
 
 /** Runtime version string of the linked library. */
 const char *fring_version(void);
@@ -96,38 +98,38 @@ const char *fring_transport_name(enum fring_transport t);
  * Capability bits: the kernel's 64-bit INIT flags (flags | flags2 << 32).
  * Only the ones a filesystem may want to turn on or off are named here.
  */
-#define FRING_CAP_ASYNC_READ (1ULL << 0)
-#define FRING_CAP_POSIX_LOCKS (1ULL << 1)
-#define FRING_CAP_ATOMIC_O_TRUNC (1ULL << 3)
-#define FRING_CAP_EXPORT_SUPPORT (1ULL << 4)
-#define FRING_CAP_BIG_WRITES (1ULL << 5)
-#define FRING_CAP_DONT_MASK (1ULL << 6)
-#define FRING_CAP_FLOCK_LOCKS (1ULL << 10)
-#define FRING_CAP_IOCTL_DIR (1ULL << 11)
-#define FRING_CAP_AUTO_INVAL_DATA (1ULL << 12)
-#define FRING_CAP_READDIRPLUS (1ULL << 13)
-#define FRING_CAP_READDIRPLUS_AUTO (1ULL << 14)
-#define FRING_CAP_ASYNC_DIO (1ULL << 15)
-#define FRING_CAP_WRITEBACK_CACHE (1ULL << 16)
-#define FRING_CAP_NO_OPEN_SUPPORT (1ULL << 17)
-#define FRING_CAP_PARALLEL_DIROPS (1ULL << 18)
-#define FRING_CAP_HANDLE_KILLPRIV (1ULL << 19)
-#define FRING_CAP_POSIX_ACL (1ULL << 20)
-#define FRING_CAP_ABORT_ERROR (1ULL << 21)
-#define FRING_CAP_MAX_PAGES (1ULL << 22)
-#define FRING_CAP_CACHE_SYMLINKS (1ULL << 23)
-#define FRING_CAP_NO_OPENDIR_SUPPORT (1ULL << 24)
-#define FRING_CAP_EXPLICIT_INVAL_DATA (1ULL << 25)
-#define FRING_CAP_HANDLE_KILLPRIV_V2 (1ULL << 28)
-#define FRING_CAP_SETXATTR_EXT (1ULL << 29)
-#define FRING_CAP_SECURITY_CTX (1ULL << 32)
-#define FRING_CAP_CREATE_SUPP_GROUP (1ULL << 34)
+#define FRING_CAP_ASYNC_READ	       (1ULL << 0)
+#define FRING_CAP_POSIX_LOCKS	       (1ULL << 1)
+#define FRING_CAP_ATOMIC_O_TRUNC       (1ULL << 3)
+#define FRING_CAP_EXPORT_SUPPORT       (1ULL << 4)
+#define FRING_CAP_BIG_WRITES	       (1ULL << 5)
+#define FRING_CAP_DONT_MASK	       (1ULL << 6)
+#define FRING_CAP_FLOCK_LOCKS	       (1ULL << 10)
+#define FRING_CAP_IOCTL_DIR	       (1ULL << 11)
+#define FRING_CAP_AUTO_INVAL_DATA      (1ULL << 12)
+#define FRING_CAP_READDIRPLUS	       (1ULL << 13)
+#define FRING_CAP_READDIRPLUS_AUTO     (1ULL << 14)
+#define FRING_CAP_ASYNC_DIO	       (1ULL << 15)
+#define FRING_CAP_WRITEBACK_CACHE      (1ULL << 16)
+#define FRING_CAP_NO_OPEN_SUPPORT      (1ULL << 17)
+#define FRING_CAP_PARALLEL_DIROPS      (1ULL << 18)
+#define FRING_CAP_HANDLE_KILLPRIV      (1ULL << 19)
+#define FRING_CAP_POSIX_ACL	       (1ULL << 20)
+#define FRING_CAP_ABORT_ERROR	       (1ULL << 21)
+#define FRING_CAP_MAX_PAGES	       (1ULL << 22)
+#define FRING_CAP_CACHE_SYMLINKS       (1ULL << 23)
+#define FRING_CAP_NO_OPENDIR_SUPPORT   (1ULL << 24)
+#define FRING_CAP_EXPLICIT_INVAL_DATA  (1ULL << 25)
+#define FRING_CAP_HANDLE_KILLPRIV_V2   (1ULL << 28)
+#define FRING_CAP_SETXATTR_EXT	       (1ULL << 29)
+#define FRING_CAP_SECURITY_CTX	       (1ULL << 32)
+#define FRING_CAP_CREATE_SUPP_GROUP    (1ULL << 34)
 #define FRING_CAP_DIRECT_IO_ALLOW_MMAP (1ULL << 36)
-#define FRING_CAP_PASSTHROUGH (1ULL << 37)
-#define FRING_CAP_NO_EXPORT_SUPPORT (1ULL << 38)
-#define FRING_CAP_OVER_IO_URING (1ULL << 41)
-#define FRING_CAP_REQUEST_TIMEOUT (1ULL << 42)
-#define FRING_CAP_IO_URING_BUFPOOL (1ULL << 43)
+#define FRING_CAP_PASSTHROUGH	       (1ULL << 37)
+#define FRING_CAP_NO_EXPORT_SUPPORT    (1ULL << 38)
+#define FRING_CAP_OVER_IO_URING	       (1ULL << 41)
+#define FRING_CAP_REQUEST_TIMEOUT      (1ULL << 42)
+#define FRING_CAP_IO_URING_BUFPOOL     (1ULL << 43)
 
 /**
  * The negotiated connection. In the init callback, `capable`, `proto_*` are
@@ -136,17 +138,17 @@ const char *fring_transport_name(enum fring_transport t);
  * limits. After INIT, fring_session_conn() returns the final values.
  */
 struct fring_conn {
-	uint32_t proto_major;	 /**< kernel FUSE ABI major (7) */
-	uint32_t proto_minor;	 /**< kernel ABI minor, e.g. 45 or 46 */
-	uint64_t capable;	 /**< FRING_CAP_* offered by the kernel */
-	uint64_t want;		 /**< FRING_CAP_* requested */
-	uint32_t max_write;	 /**< largest WRITE payload */
-	uint32_t max_read;	 /**< largest READ (from the max_read= option) */
-	uint32_t max_readahead;	 /**< bytes */
-	uint32_t max_pages;	 /**< pages per request (needs CAP_MAX_PAGES) */
-	uint32_t max_background; /**< 0 = kernel default */
+	uint32_t proto_major;	/**< kernel FUSE ABI major (7) */
+	uint32_t proto_minor;	/**< kernel ABI minor, e.g. 45 or 46 */
+	uint64_t capable;	/**< FRING_CAP_* offered by the kernel */
+	uint64_t want;		/**< FRING_CAP_* requested */
+	uint32_t max_write;	/**< largest WRITE payload */
+	uint32_t max_read;	/**< largest READ (from the max_read= option) */
+	uint32_t max_readahead; /**< bytes */
+	uint32_t max_pages;	/**< pages per request (needs CAP_MAX_PAGES) */
+	uint32_t max_background;       /**< 0 = kernel default */
 	uint32_t congestion_threshold; /**< 0 = kernel default */
-	uint32_t time_gran;	       /**< timestamp granularity, ns (1 = ns) */
+	uint32_t time_gran;	  /**< timestamp granularity, ns (1 = ns) */
 	uint32_t request_timeout; /**< seconds, with CAP_REQUEST_TIMEOUT */
 	uint32_t reserved[8];
 };
@@ -158,34 +160,34 @@ struct fring_conn {
 
 /** Who sent a request. */
 struct fring_ctx {
-	uid_t uid; /**< caller's fsuid; (uid_t)-1 on idmapped mounts */
-	gid_t gid; /**< caller's fsgid */
-	pid_t pid; /**< caller's thread id, 0 if not visible */
+	uid_t uid;    /**< caller's fsuid; (uid_t)-1 on idmapped mounts */
+	gid_t gid;    /**< caller's fsgid */
+	pid_t pid;    /**< caller's thread id, 0 if not visible */
 	mode_t umask; /**< for create ops: the caller's umask, else 0 */
 };
 
 /** What the kernel reports about an entry (LOOKUP, MKDIR, CREATE, ...). */
 struct fring_entry {
-	fring_ino_t ino;	  /**< 0 = negative entry (cached ENOENT) */
-	uint64_t generation;	  /**< (ino, generation) is unique for life */
-	struct stat attr;	  /**< st_ino is ignored; ino is used */
-	double attr_timeout;	  /**< seconds the attributes may be cached */
-	double entry_timeout;	  /**< seconds the name may be cached */
+	fring_ino_t ino;      /**< 0 = negative entry (cached ENOENT) */
+	uint64_t generation;  /**< (ino, generation) is unique for life */
+	struct stat attr;     /**< st_ino is ignored; ino is used */
+	double attr_timeout;  /**< seconds the attributes may be cached */
+	double entry_timeout; /**< seconds the name may be cached */
 };
 
 /** An open file. Filled by the kernel's open flags; open/create set fh etc. */
 struct fring_file {
-	int flags;	     /**< open(2) flags (open, create, read, write...) */
-	uint64_t fh;	     /**< the filesystem's handle, set in open/create */
-	uint64_t lock_owner; /**< for flush, release, locks */
-	uint32_t direct_io : 1;	   /**< reply: bypass the page cache */
-	uint32_t keep_cache : 1;   /**< reply: keep cached data on open */
-	uint32_t nonseekable : 1;  /**< reply: the file is a stream */
+	int flags;   /**< open(2) flags (open, create, read, write...) */
+	uint64_t fh; /**< the filesystem's handle, set in open/create */
+	uint64_t lock_owner;	    /**< for flush, release, locks */
+	uint32_t direct_io : 1;	    /**< reply: bypass the page cache */
+	uint32_t keep_cache : 1;    /**< reply: keep cached data on open */
+	uint32_t nonseekable : 1;   /**< reply: the file is a stream */
 	uint32_t cache_readdir : 1; /**< reply (opendir): cache the listing */
-	uint32_t noflush : 1;	   /**< reply: no FLUSH on close */
+	uint32_t noflush : 1;	    /**< reply: no FLUSH on close */
 	uint32_t parallel_direct_writes : 1; /**< reply */
-	uint32_t writepage : 1;	 /**< write: from the page cache (writeback) */
-	uint32_t flush : 1;	 /**< release: also flush */
+	uint32_t writepage : 1; /**< write: from the page cache (writeback) */
+	uint32_t flush : 1;	/**< release: also flush */
 	uint32_t flock_release : 1; /**< release: drop flock locks of owner */
 	uint32_t kill_suidgid : 1;  /**< open/write: clear suid/sgid */
 	uint32_t padding : 22;
@@ -214,15 +216,15 @@ struct fring_buf {
 };
 
 /** setattr's to_set bits. */
-#define FRING_SET_MODE (1 << 0)
-#define FRING_SET_UID (1 << 1)
-#define FRING_SET_GID (1 << 2)
-#define FRING_SET_SIZE (1 << 3)
-#define FRING_SET_ATIME (1 << 4)
-#define FRING_SET_MTIME (1 << 5)
-#define FRING_SET_ATIME_NOW (1 << 7)
-#define FRING_SET_MTIME_NOW (1 << 8)
-#define FRING_SET_CTIME (1 << 10)
+#define FRING_SET_MODE	       (1 << 0)
+#define FRING_SET_UID	       (1 << 1)
+#define FRING_SET_GID	       (1 << 2)
+#define FRING_SET_SIZE	       (1 << 3)
+#define FRING_SET_ATIME	       (1 << 4)
+#define FRING_SET_MTIME	       (1 << 5)
+#define FRING_SET_ATIME_NOW    (1 << 7)
+#define FRING_SET_MTIME_NOW    (1 << 8)
+#define FRING_SET_CTIME	       (1 << 10)
 #define FRING_SET_KILL_SUIDGID (1 << 11)
 
 /** One FORGET of a batch. */
@@ -248,7 +250,8 @@ struct fring_forget {
  */
 /**@{*/
 struct fring_ops {
-	/** Before INIT is answered; adjust conn->want and limits. Main thread. */
+	/** Before INIT is answered; adjust conn->want and limits. Main thread.
+	 */
 	void (*init)(void *userdata, struct fring_conn *conn);
 	/** Once, after the last request, before fring_session_run returns. */
 	void (*destroy)(void *userdata);
@@ -260,7 +263,8 @@ struct fring_ops {
 	void (*forget_multi)(void *userdata, size_t count,
 			     const struct fring_forget *forgets);
 	/** fi is NULL unless the kernel named an open file (fstat). */
-	void (*getattr)(fring_req_t *req, fring_ino_t ino, struct fring_file *fi);
+	void (*getattr)(fring_req_t *req, fring_ino_t ino,
+			struct fring_file *fi);
 	/** attr holds the new values of the fields named in to_set. */
 	void (*setattr)(fring_req_t *req, fring_ino_t ino, struct stat *attr,
 			int to_set, struct fring_file *fi);
@@ -271,8 +275,8 @@ struct fring_ops {
 		      mode_t mode);
 	void (*unlink)(fring_req_t *req, fring_ino_t parent, const char *name);
 	void (*rmdir)(fring_req_t *req, fring_ino_t parent, const char *name);
-	void (*symlink)(fring_req_t *req, const char *target, fring_ino_t parent,
-			const char *name);
+	void (*symlink)(fring_req_t *req, const char *target,
+			fring_ino_t parent, const char *name);
 	/** flags: 0, RENAME_NOREPLACE, RENAME_EXCHANGE or RENAME_WHITEOUT. */
 	void (*rename)(fring_req_t *req, fring_ino_t parent, const char *name,
 		       fring_ino_t newparent, const char *newname,
@@ -324,12 +328,14 @@ struct fring_ops {
 			 size_t size);
 	/** Names NUL-separated; size rules as getxattr. */
 	void (*listxattr)(fring_req_t *req, fring_ino_t ino, size_t size);
-	void (*removexattr)(fring_req_t *req, fring_ino_t ino, const char *name);
+	void (*removexattr)(fring_req_t *req, fring_ino_t ino,
+			    const char *name);
 	void (*access)(fring_req_t *req, fring_ino_t ino, int mask);
 	/** Create and open. Answer fring_reply_create(). */
 	void (*create)(fring_req_t *req, fring_ino_t parent, const char *name,
 		       mode_t mode, struct fring_file *fi);
-	/** O_TMPFILE: an unnamed file in parent. Answer fring_reply_create(). */
+	/** O_TMPFILE: an unnamed file in parent. Answer fring_reply_create().
+	 */
 	void (*tmpfile)(fring_req_t *req, fring_ino_t parent, mode_t mode,
 			struct fring_file *fi);
 	void (*getlk)(fring_req_t *req, fring_ino_t ino, struct fring_file *fi,
@@ -482,8 +488,8 @@ struct io_uring_sqe *fring_io_sqe(fring_req_t *req);
  * The request becomes asynchronous (see fring_req_async()). Returns 0 or
  * -ENOMEM (then sqe is turned into a no-op and nothing is called).
  */
-int fring_io_submit(fring_req_t *req, struct io_uring_sqe *sqe,
-		    fring_io_cb cb, void *data);
+int fring_io_submit(fring_req_t *req, struct io_uring_sqe *sqe, fring_io_cb cb,
+		    void *data);
 /**@}*/
 
 /* ------------------------------------------------------------------------ */
@@ -600,7 +606,7 @@ struct fring_main_hooks {
 int fring_main(int argc, char *argv[], const struct fring_ops *ops,
 	       size_t ops_size, void *userdata);
 int fring_main_ext(int argc, char *argv[], const struct fring_ops *ops,
-		     size_t ops_size, void *userdata,
+		   size_t ops_size, void *userdata,
 		   const struct fring_main_hooks *hooks);
 /**@}*/
 
