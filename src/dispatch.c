@@ -83,9 +83,10 @@ static bool name_ok(struct fring_req *req, const char *name)
 	}
 	err = check_name(name);
 	if (err) {
-		stat_add(req->q, malformed, 1);
-		fr_warn("%s: rejected name (%s)", fring_opname(req->opcode),
-			err == ENAMETOOLONG ? "too long" : "invalid");
+		/* The kernel passes any name a program asks for: a long one is
+		 * the program's error, not a malformed message. */
+		fr_dbg("%s: rejected name (%s)", fring_opname(req->opcode),
+		       err == ENAMETOOLONG ? "too long" : "invalid");
 		reply_errno(req, err);
 		return false;
 	}

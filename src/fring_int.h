@@ -44,6 +44,8 @@ struct fring_config {
 	bool allow_other;
 	bool default_permissions;
 	bool ro;
+	bool dev;  /* device files work (root only; default nodev) */
+	bool suid; /* set-id bits work (root only; default nosuid) */
 	bool debug;
 	char fsname[FRING_NAME_LEN];
 	char subtype[FRING_NAME_LEN];

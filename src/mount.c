@@ -87,7 +87,7 @@ static const char *fs_source(const struct fring_session *se)
 static int mount_direct(struct fring_session *se, const char *mnt)
 {
 	char opts[1024] = "", type[FRING_NAME_LEN + 8], num[64];
-	unsigned long flags = MS_NOSUID | MS_NODEV;
+	unsigned long flags = 0;
 	int fd, ret;
 
 	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
@@ -113,6 +113,10 @@ static int mount_direct(struct fring_session *se, const char *mnt)
 	}
 	if (se->cfg.ro)
 		flags |= MS_RDONLY;
+	if (!se->cfg.dev)
+		flags |= MS_NODEV;
+	if (!se->cfg.suid)
+		flags |= MS_NOSUID;
 	if (se->cfg.subtype[0])
 		snprintf(type, sizeof(type), "fuse.%s", se->cfg.subtype);
 	else

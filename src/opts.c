@@ -150,6 +150,10 @@ int fring_config_set(fring_config_t *cfg, const char *key, const char *val)
 			cfg->ro = false;
 		return ret;
 	}
+	if (!strcmp(key, "dev"))
+		return parse_flag(key, val, &cfg->dev);
+	if (!strcmp(key, "suid"))
+		return parse_flag(key, val, &cfg->suid);
 	if (!strcmp(key, "debug"))
 		return parse_flag(key, val, &cfg->debug);
 	if (!strcmp(key, "fsname"))
@@ -207,6 +211,8 @@ void fring_config_help(FILE *out)
 	      "    default_permissions    the kernel checks permissions\n"
 	      "    no_default_permissions the filesystem checks them\n"
 	      "    ro                     read-only mount\n"
+	      "    dev, suid              device files, set-id bits work (as "
+	      "root; default off)\n"
 	      "    fsname=NAME            source shown in /proc/mounts\n"
 	      "    subtype=NAME           type shown as fuse.NAME\n"
 	      "    debug                  log every request and answer\n",
