@@ -57,9 +57,10 @@ size_t fring_add_direntry_plus(fring_req_t *req, char *buf, size_t bufsize,
 		dp->entry_out.attr_valid = (uint64_t)at;
 		dp->entry_out.attr_valid_nsec =
 			(uint32_t)((at - (double)(uint64_t)at) * 1e9);
-		fill_attr(&dp->entry_out.attr, &tmp.attr, tmp.ino);
+		fill_attr(&dp->entry_out.attr, &tmp.attr,
+			  tmp.attr.st_ino ? tmp.attr.st_ino : tmp.ino);
 	}
-	fill_dirent(&dp->dirent, tmp.ino ? tmp.ino : tmp.attr.st_ino, name,
+	fill_dirent(&dp->dirent, tmp.attr.st_ino ? tmp.attr.st_ino : tmp.ino, name,
 		    namelen, tmp.attr.st_mode, off, recsz,
 		    FUSE_NAME_OFFSET_DIRENTPLUS);
 	return recsz;

@@ -215,7 +215,13 @@ int fring_main_ext(int argc, char *argv[], const struct fring_ops *ops,
 	/* The examples' security default: the kernel checks permissions
 	 * unless -o no_default_permissions says otherwise. */
 	fring_config_set(cfg, "default_permissions", NULL);
-	ret = parse_args(argc, argv, cfg, &a, userdata, hooks);
+	ret = hooks && hooks->default_opts
+		      ? apply_opts(cfg, hooks->default_opts, userdata, hooks)
+		      : 0;
+	if (!ret)
+		ret = parse_args(argc, argv, cfg, &a, userdata, hooks);
+	if (!ret && hooks && hooks->check && hooks->check(userdata))
+		ret = 1;
 	if (ret) {
 		fring_config_free(cfg);
 		return ret == 2 ? 0 : 1;

@@ -260,7 +260,8 @@ static void fill_entry(struct fuse_entry_out *o, const struct fring_entry *e)
 	o->generation = e->generation;
 	timeout_split(e->entry_timeout, &o->entry_valid, &o->entry_valid_nsec);
 	timeout_split(e->attr_timeout, &o->attr_valid, &o->attr_valid_nsec);
-	fill_attr(&o->attr, &e->attr, e->ino);
+	/* st_ino is what programs see; the node id is the kernel's handle */
+	fill_attr(&o->attr, &e->attr, e->attr.st_ino ? e->attr.st_ino : e->ino);
 }
 
 static void fill_open(struct fuse_open_out *o, const struct fring_file *fi)

@@ -168,9 +168,12 @@ struct fring_ctx {
 
 /** What the kernel reports about an entry (LOOKUP, MKDIR, CREATE, ...). */
 struct fring_entry {
-	fring_ino_t ino;      /**< 0 = negative entry (cached ENOENT) */
-	uint64_t generation;  /**< (ino, generation) is unique for life */
-	struct stat attr;     /**< st_ino is ignored; ino is used */
+	/** The kernel's handle for the inode; 0 = negative entry (cached
+	 * ENOENT, LOOKUP only). */
+	fring_ino_t ino;
+	uint64_t generation; /**< (ino, generation) is unique for life */
+	/** What stat(2) shows; st_ino 0 means "use ino". */
+	struct stat attr;
 	double attr_timeout;  /**< seconds the attributes may be cached */
 	double entry_timeout; /**< seconds the name may be cached */
 };
@@ -596,6 +599,11 @@ struct fring_main_hooks {
 	int (*arg)(void *userdata, const char *arg);
 	/** After mounting, before serving (e.g. to print or register). */
 	void (*ready)(void *userdata, fring_session_t *s);
+	/** Options applied before the command line's (e.g. "fsname=src"). */
+	const char *default_opts;
+	/** After parsing, before mounting: 0 to go on, or -errno to stop
+	 * with exit status 1 (print why). */
+	int (*check)(void *userdata);
 };
 /**
  * Parses "[options] MOUNTPOINT" (-f, -d, -s, -o opts, --help, --version,

@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Open files: open/create/tmpfile, the data path, flush/release/fsync and
+ * the range operations. A handle (fh) is the descriptor of the source file.
+ *
+ * On the io_uring transport fring_read_from_fd()/fring_write_to_fd()
+ * answer after the READ/WRITE completes on the queue's ring, so the
+ * descriptor must stay open while one is in flight. It does: the kernel
+ * sends RELEASE only when no request of the handle is outstanding.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "passthrough.h"
+
+/*
+ * Flags for the source descriptor. O_APPEND goes: the kernel sends every
+ * WRITE with its final offset (the end of file for appends), and a shared
+ * writable mapping may write pages back through any handle of the inode.
+ * O_DIRECT goes: the request buffers carry no alignment promise, and the
+ * kernel already bypasses its cache for a direct open.
+ */
+static int backing_flags(int flags)
+{
+	flags &= ~(O_CREAT | O_EXCL | O_NOCTTY | O_NOFOLLOW | O_APPEND |
+		   O_DIRECT);
+	return flags | O_CLOEXEC;
+}
+
+/* direct_io / keep_cache according to -o cache=. */
+static void set_cache_flags(struct pt_fs *fs, struct pt_inode *in, int fd,
+			    struct fring_file *fi)
+{
+	struct stat st;
+
+	switch (fs->cache) {
+	case PT_CACHE_NEVER:
+		fi->direct_io = 1;
+		fi->parallel_direct_writes = 1;
+		break;
+	case PT_CACHE_ALWAYS:
+		fi->keep_cache = 1;
+		break;
+	case PT_CACHE_AUTO:
+		if (in && fstat(fd, &st) == 0)
+			fi->keep_cache = pt_inode_unchanged(fs, in, &st);
+		break;
+	}
+}
+
+void pt_open(fring_req_t *req, fring_ino_t ino, struct fring_file *fi)
+{
+	struct pt_fs *fs = pt_fs(req);
+	struct pt_inode *in = pt_inode_get(fs, ino);
+	struct pt_procpath pp;
+	int fd;
+
+	if (!in) {
+		fring_reply_err(req, ESTALE);
+		return;
+	}
+	/* An O_PATH descriptor cannot be reopened with openat(); its /proc
+	 * link can, even after the last name is gone. */
+	do
+		fd = open(pt_procpath(&pp, in->fd), backing_flags(fi->flags));
+	while (fd < 0 && pt_retry_fds(fs, errno));
+	if (fd < 0) {
+		int err = errno;
+
+		pt_inode_put(fs, in);
+		fring_reply_err(req, err);
+		return;
+	}
+	if (fi->kill_suidgid) /* O_TRUNC by a caller without CAP_FSETID */
+		pt_kill_suidgid(fd);
+	set_cache_flags(fs, in, fd, fi);
+	pt_inode_put(fs, in);
+	fi->fh = (uint64_t)fd;
+	if (fring_reply_open(req, fi) < 0)
+		close(fd); /* the kernel will not release what it never got */
+}
+
+/*
+ * An O_PATH descriptor for the inode of the just-created fd: by name if the
+ * name still leads to it (cheaper), else through /proc.
+ */
+static int path_fd_for(struct pt_fs *fs, int fd, int parentfd,
+		       const char *name, const struct stat *st)
+{
+	struct pt_procpath pp;
+	struct statx sx;
+	int pfd;
+
+	if (name) {
+		pfd = openat(parentfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (pfd >= 0) {
+			/* STATX_INO alone: the times stay unread */
+			if (statx(pfd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
+				  STATX_INO, &sx) == 0 &&
+			    sx.stx_ino == (uint64_t)st->st_ino &&
+			    makedev(sx.stx_dev_major, sx.stx_dev_minor) ==
+				    st->st_dev)
+				return pfd;
+			close(pfd);
+		}
+	}
+	do
+		pfd = open(pt_procpath(&pp, fd), O_PATH | O_CLOEXEC);
+	while (pfd < 0 && pt_retry_fds(fs, errno));
+	return pfd;
+}
+
+/* create and tmpfile: fd is open on the file, which this request made if
+ * created; registers its inode and answers. */
+static void finish_create(fring_req_t *req, struct pt_fs *fs,
+			  struct pt_inode *p, const char *name, int fd,
+			  bool created, struct fring_file *fi)
+{
+	struct fring_entry e;
+	struct pt_inode *in;
+	struct stat st;
+	int pfd, err;
+
+	if (!created && fi->kill_suidgid)
+		pt_kill_suidgid(fd); /* O_TRUNC of an existing file */
+	if (created)
+		err = pt_stat_new(fd, &st);
+	else
+		err = fstat(fd, &st) < 0 ? -errno : 0;
+	if (err) {
+		err = -err;
+		goto fail;
+	}
+	pfd = path_fd_for(fs, fd, p->fd, name, &st);
+	if (pfd < 0) {
+		err = errno;
+		goto fail;
+	}
+	err = pt_inode_add(fs, pfd, &st, &e); /* consumes pfd */
+	if (err) {
+		err = -err;
+		goto fail;
+	}
+	if (fs->cache == PT_CACHE_NEVER || fs->cache == PT_CACHE_ALWAYS) {
+		set_cache_flags(fs, NULL, fd, fi);
+	} else if ((in = pt_inode_get(fs, e.ino))) {
+		/* auto: st is what the file is now */
+		fi->keep_cache = pt_inode_unchanged(fs, in, &st);
+		pt_inode_put(fs, in);
+	}
+	fi->fh = (uint64_t)fd;
+	if (fring_reply_create(req, &e, fi) < 0) {
+		/* Never delivered: no RELEASE and no FORGET will come. */
+		close(fd);
+		pt_inode_forget(fs, e.ino, 1);
+	}
+	return;
+fail:
+	close(fd);
+	fring_reply_err(req, err);
+}
+
+/*
+ * open(2) with O_CREAT, telling whether the file was made here: O_EXCL
+ * first, then without O_CREAT if the name exists (and again should it
+ * vanish in between). Returns the descriptor or -1 with errno.
+ */
+static int open_create(struct pt_fs *fs, int dirfd, const char *name,
+		       int flags, mode_t mode, bool excl, bool *created)
+{
+	for (int tries = 0;; tries++) {
+		int fd = openat(dirfd, name, flags | O_CREAT | O_EXCL, mode);
+
+		if (fd < 0 && tries < 8 && pt_retry_fds(fs, errno))
+			continue;
+		if (fd >= 0 || errno != EEXIST || excl || tries == 8) {
+			*created = fd >= 0;
+			return fd;
+		}
+		fd = openat(dirfd, name, flags, mode);
+		if (fd >= 0 || (errno != ENOENT && !pt_retry_fds(fs, errno))) {
+			*created = false;
+			return fd;
+		}
+	}
+}
+
+void pt_create(fring_req_t *req, fring_ino_t parent, const char *name,
+	       mode_t mode, struct fring_file *fi)
+{
+	struct pt_fs *fs = pt_fs(req);
+	struct pt_inode *p = pt_inode_get(fs, parent);
+	struct pt_creds c;
+	bool created;
+	int fd, err;
+
+	if (!p) {
+		fring_reply_err(req, ESTALE);
+		return;
+	}
+	pt_creds_enter(fs, req, &c);
+	/* O_NOFOLLOW: the kernel resolved symlinks already; a link that
+	 * appeared in the source meanwhile is not followed. */
+	fd = open_create(fs, p->fd, name, backing_flags(fi->flags) | O_NOFOLLOW,
+			 mode, fi->flags & O_EXCL, &created);
+	err = fd < 0 ? errno : 0;
+	pt_creds_leave(&c);
+	if (err)
+		fring_reply_err(req, err);
+	else
+		finish_create(req, fs, p, name, fd, created, fi);
+	pt_inode_put(fs, p);
+}
+
+void pt_tmpfile(fring_req_t *req, fring_ino_t parent, mode_t mode,
+		struct fring_file *fi)
+{
+	struct pt_fs *fs = pt_fs(req);
+	struct pt_inode *p = pt_inode_get(fs, parent);
+	struct pt_creds c;
+	int fd, err;
+
+	if (!p) {
+		fring_reply_err(req, ESTALE);
+		return;
+	}
+	pt_creds_enter(fs, req, &c);
+	do
+		fd = openat(p->fd, ".",
+			    (backing_flags(fi->flags) & ~O_TRUNC) | O_TMPFILE |
+				    (fi->flags & O_EXCL),
+			    mode);
+	while (fd < 0 && pt_retry_fds(fs, errno));
+	err = fd < 0 ? errno : 0;
+	pt_creds_leave(&c);
+	if (err)
+		fring_reply_err(req, err);
+	else
+		finish_create(req, fs, p, NULL, fd, true, fi);
+	pt_inode_put(fs, p);
+}
+
+void pt_read(fring_req_t *req, fring_ino_t ino, size_t size, off_t off,
+	     struct fring_file *fi, const struct fring_buf *dst)
+{
+	(void)ino;
+	(void)dst;
+	fring_read_from_fd(req, (int)fi->fh, off, size);
+}
+
+void pt_write(fring_req_t *req, fring_ino_t ino, const struct fring_buf *src,
+	      off_t off, struct fring_file *fi)
+{
+	(void)ino;
+	(void)src;
+	if (fi->kill_suidgid) /* the writer lacks CAP_FSETID */
+		pt_kill_suidgid((int)fi->fh);
+	fring_write_to_fd(req, (int)fi->fh, off);
+}
+
+void pt_flush(fring_req_t *req, fring_ino_t ino, struct fring_file *fi)
+{
+	/* Closing a duplicate is what close(2) of the caller would have done
+	 * to a local file: POSIX locks of the owner go, NFS-like sources
+	 * write back and report errors. */
+	int fd = dup((int)fi->fh);
+
+	(void)ino;
+	if (fd < 0)
+		fring_reply_err(req, errno);
+	else
+		fring_reply_err(req, close(fd) < 0 ? errno : 0);
+}
+
+void pt_release(fring_req_t *req, fring_ino_t ino, struct fring_file *fi)
+{
+	struct pt_fs *fs = pt_fs(req);
+	int fd = (int)fi->fh;
+
+	/* cache=auto: what our own writes made of the file is still in the
+	 * kernel's cache; remember it so the next open keeps that cache. */
+	if (fs->cache == PT_CACHE_AUTO && (fi->flags & O_ACCMODE) != O_RDONLY) {
+		struct pt_inode *in = pt_inode_get(fs, ino);
+		struct stat st;
+
+		if (in && fstat(fd, &st) == 0)
+			pt_inode_saw(fs, in, &st);
+		pt_inode_put(fs, in);
+	}
+	close(fd);
+	fring_reply_err(req, 0);
+}
+
+void pt_fsync(fring_req_t *req, fring_ino_t ino, int datasync,
+	      struct fring_file *fi)
+{
+	int fd = (int)fi->fh;
+	int r = datasync ? fdatasync(fd) : fsync(fd);
+
+	(void)ino;
+	fring_reply_err(req, r < 0 ? errno : 0);
+}
+
+void pt_fallocate(fring_req_t *req, fring_ino_t ino, int mode, off_t offset,
+		  off_t length, struct fring_file *fi)
+{
+	(void)ino;
+	fring_reply_err(req, fallocate((int)fi->fh, mode, offset, length) < 0
+				     ? errno
+				     : 0);
+}
+
+void pt_lseek(fring_req_t *req, fring_ino_t ino, off_t off, int whence,
+	      struct fring_file *fi)
+{
+	/* Only SEEK_DATA and SEEK_HOLE come here. The descriptor's own
+	 * position is never used for I/O, so moving it does no harm. */
+	off_t r = lseek((int)fi->fh, off, whence);
+
+	(void)ino;
+	if (r < 0)
+		fring_reply_err(req, errno);
+	else
+		fring_reply_lseek(req, r);
+}
+
+void pt_copy_file_range(fring_req_t *req, fring_ino_t ino_in, off_t off_in,
+			struct fring_file *fi_in, fring_ino_t ino_out,
+			off_t off_out, struct fring_file *fi_out, size_t len,
+			int flags)
+{
+	loff_t in = off_in, out = off_out;
+	ssize_t n = copy_file_range((int)fi_in->fh, &in, (int)fi_out->fh, &out,
+				    len, (unsigned int)flags);
+
+	(void)ino_in;
+	(void)ino_out;
+	if (n < 0)
+		fring_reply_err(req, errno);
+	else
+		fring_reply_write(req, (size_t)n);
+}
