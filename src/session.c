@@ -15,6 +15,9 @@
 
 #include "ring.h"
 
+/* how long run() waits at the end for answers handlers still owe */
+#define FRING_DRAIN_MS 2000
+
 const char *fring_version(void)
 {
 	return FRING_VERSION;
@@ -476,6 +479,50 @@ static void wake_slot_waiters(struct fring_session *se)
 	}
 }
 
+static uint64_t unanswered(struct fring_session *se)
+{
+	struct fring_stats st;
+
+	fring_session_stats(se, FRING_STATS_ALL, &st);
+	return st.in_flight;
+}
+
+/*
+ * Requests handlers still hold (fring_req_async) get a bounded time to be
+ * answered; whatever is left is named in the log, so every slot is accounted
+ * for. Answers given after fring_session_destroy() are a use-after-free.
+ */
+static void drain(struct fring_session *se)
+{
+	uint64_t left = unanswered(se);
+
+	for (int i = 0; left && i < FRING_DRAIN_MS / 10; i++) {
+		usleep(10000);
+		left = unanswered(se);
+	}
+	if (!left)
+		return;
+	fr_warn("%llu request(s) still unanswered by the filesystem at exit:",
+		(unsigned long long)left);
+	for (unsigned i = 0; i <= se->nqueues; i++) {
+		struct fring_queue *q = i < se->nqueues ? &se->queues[i]
+							: se->side;
+
+		for (unsigned j = 0; q && j < q->nslots; j++) {
+			struct fring_req *r = q->slots[j];
+			uint64_t u = atomic_load(&r->unique);
+
+			if (u && !atomic_load(&r->answered))
+				fr_warn("  q%u: %s unique %llu, held %llu ms", i,
+					fring_opname(r->opcode),
+					(unsigned long long)u,
+					(unsigned long long)(fring_now_ns() -
+							     r->t_start) /
+						1000000);
+		}
+	}
+}
+
 int fring_session_run(fring_session_t *se)
 {
 	int ret;
@@ -518,6 +565,7 @@ int fring_session_run(fring_session_t *se)
 	wake_slot_waiters(se);
 	ring_stop(se);
 	dev_stop(se);
+	drain(se);
 	session_call_destroy(se);
 	return ret;
 }

@@ -541,6 +541,9 @@ void fring_session_exit(fring_session_t *s);
 int fring_session_exited(const fring_session_t *s);
 /** Unmounts if still mounted (also done by destroy). */
 int fring_session_unmount(fring_session_t *s);
+/** Unmounts if needed and frees everything. Every request must have been
+ * answered: fring_session_run() waits up to 2 s for late answers and logs
+ * the ones still missing; answering after destroy is a use-after-free. */
 void fring_session_destroy(fring_session_t *s);
 void *fring_session_userdata(const fring_session_t *s);
 /** The negotiated connection (valid after INIT; zeros before). */

@@ -14,6 +14,7 @@
 #  g) without -f: the command returns once the mount is there.
 # Prints one line per check and "N passed, N failed[, N skipped]".
 # Needs root (exit 77 otherwise; FRING_E2E_NO_SKIP=1 turns that into 1).
+# FRING_E2E_OPTS: -o options for every mount (e.g. transport=uring).
 set -euo pipefail
 
 [[ $# -eq 1 ]] || { echo "usage: $0 MEMFS" >&2; exit 1; }
@@ -118,7 +119,7 @@ trap 'exit 130' INT
 start_memfs() {
 	local name=$1 dir=$2
 	shift 2
-	"$MEMFS" -f --stats-file="$TMP/$name.stats" "$@" "$dir" >"$TMP/$name.log" 2>&1 &
+	"$MEMFS" -f ${FRING_E2E_OPTS:+-o "$FRING_E2E_OPTS"} --stats-file="$TMP/$name.stats" "$@" "$dir" >"$TMP/$name.log" 2>&1 &
 	memfs_pid=$!
 	pids+=("$memfs_pid")
 }
@@ -152,7 +153,7 @@ part_a() {
 		echo "# /dev/fuse is mode $fuse_mode: making it 0666 for this part"
 		chmod 0666 /dev/fuse
 	fi
-	as_user "$MEMFS" -f --stats-file="$TMP/a/stats.json" "$dir" >"$TMP/a.log" 2>&1 &
+	as_user "$MEMFS" -f ${FRING_E2E_OPTS:+-o "$FRING_E2E_OPTS"} --stats-file="$TMP/a/stats.json" "$dir" >"$TMP/a.log" 2>&1 &
 	pid=$!
 	pids+=("$pid")
 	if ! wait_mounted "$dir" "$pid"; then
