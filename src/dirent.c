@@ -48,20 +48,15 @@ size_t fring_add_direntry_plus(fring_req_t *req, char *buf, size_t bufsize,
 	dp->entry_out.nodeid = tmp.ino;
 	dp->entry_out.generation = tmp.generation;
 	if (tmp.ino) {
-		double et = tmp.entry_timeout > 0 ? tmp.entry_timeout : 0;
-		double at = tmp.attr_timeout > 0 ? tmp.attr_timeout : 0;
-
-		dp->entry_out.entry_valid = (uint64_t)et;
-		dp->entry_out.entry_valid_nsec =
-			(uint32_t)((et - (double)(uint64_t)et) * 1e9);
-		dp->entry_out.attr_valid = (uint64_t)at;
-		dp->entry_out.attr_valid_nsec =
-			(uint32_t)((at - (double)(uint64_t)at) * 1e9);
+		timeout_split(tmp.entry_timeout, &dp->entry_out.entry_valid,
+			      &dp->entry_out.entry_valid_nsec);
+		timeout_split(tmp.attr_timeout, &dp->entry_out.attr_valid,
+			      &dp->entry_out.attr_valid_nsec);
 		fill_attr(&dp->entry_out.attr, &tmp.attr,
 			  tmp.attr.st_ino ? tmp.attr.st_ino : tmp.ino);
 	}
-	fill_dirent(&dp->dirent, tmp.attr.st_ino ? tmp.attr.st_ino : tmp.ino, name,
-		    namelen, tmp.attr.st_mode, off, recsz,
+	fill_dirent(&dp->dirent, tmp.attr.st_ino ? tmp.attr.st_ino : tmp.ino,
+		    name, namelen, tmp.attr.st_mode, off, recsz,
 		    FUSE_NAME_OFFSET_DIRENTPLUS);
 	return recsz;
 }

@@ -241,6 +241,9 @@ static void do_setattr(struct fring_req *req, struct fring_msg *m)
 static void do_readlink(struct fring_req *req, struct fring_msg *m)
 {
 	(void)m;
+	/* the kernel reads the target into one page, NUL included
+	 * (fuse_readlink_page()) */
+	req->max_out = FRING_PAGE - 1;
 	CALL_OR(readlink, ENOSYS, req, req->nodeid);
 }
 
@@ -724,7 +727,9 @@ static void do_interrupt(struct fring_req *req, struct fring_msg *m)
 	const struct fuse_interrupt_in *in = take_arg0(m, sizeof(*in));
 
 	req->flags |= REQ_NOREPLY;
-	if (in)
+	/* A target of 0 (free slots carry 0) or an odd unique (another
+	 * INTERRUPT) names no request: never let it match a slot. */
+	if (in && in->unique && !(in->unique & FUSE_INT_REQ_BIT))
 		session_interrupt(req->se, in->unique);
 	else
 		stat_add(req->q, malformed, 1);

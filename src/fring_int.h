@@ -210,6 +210,8 @@ FRING_HIDDEN int reply_send(struct fring_req *req, int error,
 			    const struct iovec *args, int nargs);
 FRING_HIDDEN int reply_errno(struct fring_req *req, int err);
 FRING_HIDDEN void reply_none(struct fring_req *req);
+/* seconds as a double into the kernel's sec + nsec, clamped */
+FRING_HIDDEN void timeout_split(double t, uint64_t *sec, uint32_t *nsec);
 FRING_HIDDEN void fill_attr(struct fuse_attr *a, const struct stat *st,
 			    uint64_t ino);
 

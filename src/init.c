@@ -109,8 +109,16 @@ int init_negotiate(struct fring_session *se, const struct fuse_init_in *inp,
 		c->max_pages = limit;
 	c->time_gran = 1;
 
-	if (se->ops.init)
+	if (se->ops.init) {
+		uint32_t proposed_pages = c->max_pages;
+
 		se->ops.init(se->userdata, c);
+		/* like libfuse: pages follow max_write unless the callback
+		 * chose them itself */
+		if (c->max_pages == proposed_pages)
+			c->max_pages =
+				(c->max_write + FRING_PAGE - 1) / FRING_PAGE;
+	}
 
 	dropped = c->want & ~c->capable;
 	if (dropped)

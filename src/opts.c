@@ -210,7 +210,7 @@ void fring_config_help(FILE *out)
 	      "user_allow_other)\n"
 	      "    default_permissions    the kernel checks permissions\n"
 	      "    no_default_permissions the filesystem checks them\n"
-	      "    ro                     read-only mount\n"
+	      "    ro, rw                 read-only or read-write mount\n"
 	      "    dev, suid              device files, set-id bits work (as "
 	      "root; default off)\n"
 	      "    fsname=NAME            source shown in /proc/mounts\n"

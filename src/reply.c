@@ -78,7 +78,7 @@ static const uint16_t reply_kinds[FUSE_OPCODE_MAX] = {
 
 static bool has_data_limit(uint32_t op)
 {
-	return op == FUSE_READ || op == FUSE_READDIR ||
+	return op == FUSE_READ || op == FUSE_READDIR || op == FUSE_READLINK ||
 	       op == FUSE_READDIRPLUS || op == FUSE_GETXATTR ||
 	       op == FUSE_LISTXATTR || op == FUSE_IOCTL;
 }
@@ -217,7 +217,7 @@ void reply_none(struct fring_req *req)
 
 /* ---------------- encoders ---------------- */
 
-static void timeout_split(double t, uint64_t *sec, uint32_t *nsec)
+void timeout_split(double t, uint64_t *sec, uint32_t *nsec)
 {
 	if (!(t > 0)) {
 		*sec = 0;

@@ -233,18 +233,21 @@ void fring_req_async(fring_req_t *req)
 
 int fring_req_getgroups(const fring_req_t *req, int size, gid_t list[])
 {
-	char path[64], line[4096];
+	char path[64], *line = NULL;
+	size_t cap = 0;
 	FILE *f;
 	int count = -ENOENT;
 
 	if (size < 0 || (size && !list))
 		return -EINVAL;
-	snprintf(path, sizeof(path), "/proc/%u/task/%u/status",
-		 (unsigned)req->ctx.pid, (unsigned)req->ctx.pid);
+	/* the header's pid is the caller's thread id; /proc/TID is that
+	 * thread (groups are per thread in Linux) */
+	snprintf(path, sizeof(path), "/proc/%u/status", (unsigned)req->ctx.pid);
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
+	/* getline: the Groups line of a member of many groups is long */
+	while (getline(&line, &cap, f) > 0) {
 		char *p, *end;
 
 		if (strncmp(line, "Groups:", 7))
@@ -261,6 +264,7 @@ int fring_req_getgroups(const fring_req_t *req, int size, gid_t list[])
 		}
 		break;
 	}
+	free(line);
 	fclose(f);
 	return count;
 }
@@ -505,16 +509,16 @@ static void drain(struct fring_session *se)
 	fr_warn("%llu request(s) still unanswered by the filesystem at exit:",
 		(unsigned long long)left);
 	for (unsigned i = 0; i <= se->nqueues; i++) {
-		struct fring_queue *q = i < se->nqueues ? &se->queues[i]
-							: se->side;
+		struct fring_queue *q =
+			i < se->nqueues ? &se->queues[i] : se->side;
 
 		for (unsigned j = 0; q && j < q->nslots; j++) {
 			struct fring_req *r = q->slots[j];
 			uint64_t u = atomic_load(&r->unique);
 
 			if (u && !atomic_load(&r->answered))
-				fr_warn("  q%u: %s unique %llu, held %llu ms", i,
-					fring_opname(r->opcode),
+				fr_warn("  q%u: %s unique %llu, held %llu ms",
+					i, fring_opname(r->opcode),
 					(unsigned long long)u,
 					(unsigned long long)(fring_now_ns() -
 							     r->t_start) /

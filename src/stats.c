@@ -2,6 +2,7 @@
 /* Per-queue counters, their sums and the JSON dump behind --stats-file. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -93,96 +94,93 @@ int fring_session_stats(const fring_session_t *s, unsigned q,
 	return 0;
 }
 
-static int json_counters(char *p, size_t room, const struct fring_stats *st)
+static void json_counters(FILE *f, const struct fring_stats *st)
 {
-	int n = snprintf(p, room,
-			 "\"requests\":%llu,\"replies\":%llu,\"errors\":%llu,"
-			 "\"malformed\":%llu,\"bytes_read\":%llu,"
-			 "\"bytes_written\":%llu,\"zero_copy_requests\":%llu,"
-			 "\"pool_waits\":%llu,\"in_flight\":%llu,"
-			 "\"handler_bugs\":%llu,\"max_latency_ns\":%llu,"
-			 "\"ring_entries\":%llu",
-			 (unsigned long long)st->requests,
-			 (unsigned long long)st->replies,
-			 (unsigned long long)st->errors,
-			 (unsigned long long)st->malformed,
-			 (unsigned long long)st->bytes_read,
-			 (unsigned long long)st->bytes_written,
-			 (unsigned long long)st->zero_copy_requests,
-			 (unsigned long long)st->pool_waits,
-			 (unsigned long long)st->in_flight,
-			 (unsigned long long)st->handler_bugs,
-			 (unsigned long long)st->max_latency_ns,
-			 (unsigned long long)st->ring_entries);
-	return n;
+	fprintf(f,
+		"\"requests\":%llu,\"replies\":%llu,\"errors\":%llu,"
+		"\"malformed\":%llu,\"bytes_read\":%llu,"
+		"\"bytes_written\":%llu,\"zero_copy_requests\":%llu,"
+		"\"pool_waits\":%llu,\"in_flight\":%llu,"
+		"\"handler_bugs\":%llu,\"max_latency_ns\":%llu,"
+		"\"ring_entries\":%llu",
+		(unsigned long long)st->requests,
+		(unsigned long long)st->replies, (unsigned long long)st->errors,
+		(unsigned long long)st->malformed,
+		(unsigned long long)st->bytes_read,
+		(unsigned long long)st->bytes_written,
+		(unsigned long long)st->zero_copy_requests,
+		(unsigned long long)st->pool_waits,
+		(unsigned long long)st->in_flight,
+		(unsigned long long)st->handler_bugs,
+		(unsigned long long)st->max_latency_ns,
+		(unsigned long long)st->ring_entries);
 }
 
-/* Appends with bounds; the caller checks `len < cap` at the end. */
-#define APPEND(...)                                                            \
-	do {                                                                   \
-		int n_ = snprintf(buf + len, len < cap ? cap - len : 0,        \
-				  __VA_ARGS__);                                \
-		if (n_ > 0)                                                    \
-			len += (size_t)n_;                                     \
-	} while (0)
-
+/* The JSON grows with the number of queues (one per possible CPU on the
+ * ring), so it is built in a memory stream, then written whole. */
 int fring_session_write_stats(const fring_session_t *s, int fd)
 {
-	char buf[65536];
-	size_t len = 0, cap = sizeof(buf);
 	struct fring_stats st;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ret = 0;
 
 	if (!s || fd < 0)
 		return -EINVAL;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return -ENOMEM;
 	fring_session_stats(s, FRING_STATS_ALL, &st);
-	APPEND("{\"transport\":\"%s\",\"queues\":%u,",
-	       fring_transport_name(s->transport), s->nqueues);
-	if (len < cap)
-		len += (size_t)json_counters(buf + len, cap - len, &st);
-	APPEND(",\"proto_minor\":%u,\"max_write\":%u,\"by_opcode\":{",
-	       s->conn.proto_minor, s->conn.max_write);
+	fprintf(f, "{\"transport\":\"%s\",\"queues\":%u,",
+		fring_transport_name(s->transport), s->nqueues);
+	json_counters(f, &st);
+	fprintf(f, ",\"proto_minor\":%u,\"max_write\":%u,\"by_opcode\":{",
+		s->conn.proto_minor, s->conn.max_write);
 	bool first = true;
 	for (unsigned i = 0; i < FRING_STATS_OPCODES; i++) {
 		if (!st.by_opcode[i])
 			continue;
-		APPEND("%s\"%s\":%llu", first ? "" : ",", fring_opname(i),
-		       (unsigned long long)st.by_opcode[i]);
+		fprintf(f, "%s\"%s\":%llu", first ? "" : ",", fring_opname(i),
+			(unsigned long long)st.by_opcode[i]);
 		first = false;
 	}
-	APPEND("},\"per_queue\":[");
+	fputs("},\"per_queue\":[", f);
 	for (unsigned q = 0; q < s->nqueues; q++) {
 		fring_session_stats(s, q, &st);
-		APPEND("%s{\"queue\":%u,", q ? "," : "", q);
-		if (len < cap)
-			len += (size_t)json_counters(buf + len, cap - len, &st);
-		APPEND("}");
+		fprintf(f, "%s{\"queue\":%u,", q ? "," : "", q);
+		json_counters(f, &st);
+		fputc('}', f);
 	}
-	APPEND("]");
+	fputc(']', f);
 	if (s->side) {
 		stats_read(&s->side->stats, &st);
-		APPEND(",\"side_channel\":{");
-		if (len < cap)
-			len += (size_t)json_counters(buf + len, cap - len, &st);
-		APPEND("}");
+		fputs(",\"side_channel\":{", f);
+		json_counters(f, &st);
+		fputc('}', f);
 	}
-	APPEND(",\"transport_reason\":\"");
-	for (const char *r = s->reason; *r && len + 2 < cap; r++) {
+	fputs(",\"transport_reason\":\"", f);
+	for (const char *r = s->reason; *r; r++) {
 		if (*r == '"' || *r == '\\')
-			buf[len++] = '\\';
-		buf[len++] = *r;
+			fputc('\\', f);
+		fputc(*r, f);
 	}
-	APPEND("\"}\n");
-	if (len >= cap)
-		return -ENOSPC;
+	fputs("\"}\n", f);
+	if (fclose(f)) {
+		free(buf);
+		return -ENOMEM;
+	}
 	for (size_t off = 0; off < len;) {
 		ssize_t w = write(fd, buf + off, len - off);
 
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			return -errno;
+			ret = -errno;
+			break;
 		}
 		off += (size_t)w;
 	}
-	return 0;
+	free(buf);
+	return ret;
 }

@@ -1,0 +1,568 @@
+/* SPDX-License-Identifier: MIT */
+/* INIT negotiation: init_negotiate() against kernel-protocol.md section 3. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fake_session.h"
+
+/* What 7.3 offers with enable_uring=1 (kernel-protocol.md 3.2). */
+#define OFFER_FLAGS  0x73fffffbu
+#define OFFER_FLAGS2 0xfffu
+
+#define KERNEL_ONLY                                                            \
+	(FUSE_SPLICE_READ | FUSE_SPLICE_WRITE | FUSE_SPLICE_MOVE |             \
+	 FUSE_NO_OPEN_SUPPORT | FUSE_NO_OPENDIR_SUPPORT | FUSE_INIT_RESERVED | \
+	 FUSE_HAS_INODE_DAX | FUSE_HAS_EXPIRE_ONLY | FUSE_HAS_RESEND |         \
+	 FUSE_HAS_IO_URING_BUFPOOL | FUSE_MAP_ALIGNMENT | FUSE_SUBMOUNTS)
+
+/* What libfring asks for with every callback present. */
+#define WANT_ALL                                                               \
+	(FUSE_ASYNC_READ | FUSE_POSIX_LOCKS | FUSE_ATOMIC_O_TRUNC |            \
+	 FUSE_BIG_WRITES | FUSE_FLOCK_LOCKS | FUSE_HAS_IOCTL_DIR |             \
+	 FUSE_AUTO_INVAL_DATA | FUSE_DO_READDIRPLUS | FUSE_READDIRPLUS_AUTO |  \
+	 FUSE_ASYNC_DIO | FUSE_MAX_PAGES | FUSE_SETXATTR_EXT)
+
+static struct fuse_init_in in;
+static struct fuse_init_out out;
+static size_t outlen;
+static unsigned limit; /* fs.fuse.max_pages_limit as the library reads it */
+
+static int setup(void **state)
+{
+	FILE *f;
+
+	if (fk_setup(state))
+		return -1;
+	fk.se->got_init = false;
+	memset(&fk.se->conn, 0, sizeof(fk.se->conn));
+	fk.se->setxattr_ext = false;
+	memset(&in, 0, sizeof(in));
+	in.major = 7;
+	in.minor = 46;
+	in.max_readahead = 131072;
+	in.flags = OFFER_FLAGS;
+	in.flags2 = OFFER_FLAGS2;
+	limit = 256;
+	f = fopen("/proc/sys/fs/fuse/max_pages_limit", "re");
+	if (f) {
+		if (fscanf(f, "%u", &limit) != 1 || limit == 0)
+			limit = 256;
+		fclose(f);
+	}
+	if (limit > 65535)
+		limit = 65535;
+	return 0;
+}
+
+/* Negotiates with the first inlen bytes of `in`, placed so that the byte
+ * after them is unreadable. */
+static int nego_len(size_t inlen)
+{
+	unsigned char *p = fk.guard_base + fk.guard_len - inlen;
+
+	memcpy(p, &in, inlen < sizeof(in) ? inlen : sizeof(in));
+	memset(&out, 0xee, sizeof(out));
+	outlen = 12345;
+	fk_reset();
+	return init_negotiate(fk.se, (const void *)p, inlen, &out, &outlen);
+}
+
+static int nego(void)
+{
+	return nego_len(sizeof(in));
+}
+
+static uint64_t out_flags64(void)
+{
+	return out.flags |
+	       (out.flags & FUSE_INIT_EXT ? (uint64_t)out.flags2 << 32 : 0);
+}
+
+static void test_modern_kernel(void **state)
+{
+	const struct fring_conn *c = &fk.se->conn;
+
+	(void)state;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(outlen, 64);
+	assert_int_equal(out.major, 7);
+	assert_int_equal(out.minor, 46);
+	assert_int_equal(out.flags, (uint32_t)WANT_ALL);
+	/* nothing above bit 31 wanted: no INIT_EXT, flags2 0 */
+	assert_int_equal(out.flags2, 0);
+	assert_int_equal(out.max_readahead, 131072);
+	assert_int_equal(out.max_write, 1u << 20);
+	assert_int_equal(out.max_pages, limit < 256 ? limit : 256);
+	assert_int_equal(out.time_gran, 1);
+	assert_int_equal(out.max_background, 0);
+	assert_int_equal(out.congestion_threshold, 0);
+	assert_int_equal(out.map_alignment, 0);
+	assert_int_equal(out.max_stack_depth, 0);
+	assert_int_equal(out.request_timeout, 0);
+	for (int i = 0; i < 11; i++)
+		assert_int_equal(out.unused[i], 0);
+	/* the session's record of it */
+	assert_true(fk.se->got_init);
+	assert_true(fk.se->setxattr_ext);
+	assert_int_equal(c->proto_major, 7);
+	assert_int_equal(c->proto_minor, 46);
+	assert_int_equal(c->capable,
+			 OFFER_FLAGS | (uint64_t)OFFER_FLAGS2 << 32);
+	assert_int_equal(c->want, WANT_ALL);
+	assert_int_equal(c->max_write, 1u << 20);
+	assert_int_equal(c->max_pages, out.max_pages);
+	assert_int_equal(c->max_readahead, 131072);
+	/* the init callback ran once and saw the offer and the proposal */
+	assert_int_equal(fk.calls[CB_INIT], 1);
+	assert_ptr_equal(fk.c.userdata, fk.se->userdata);
+	assert_int_equal(fk.init_seen.proto_major, 7);
+	assert_int_equal(fk.init_seen.proto_minor, 46);
+	assert_int_equal(fk.init_seen.capable, c->capable);
+	assert_int_equal(fk.init_seen.want, WANT_ALL);
+	assert_int_equal(fk.init_seen.max_write, 1u << 20);
+	assert_int_equal(fk.init_seen.max_pages, out.max_pages);
+	assert_int_equal(fk.init_seen.time_gran, 1);
+	assert_int_equal(fk.init_seen.max_readahead, 131072);
+}
+
+static void test_minor(void **state)
+{
+	static const struct {
+		uint32_t kernel, reply;
+		size_t outlen;
+	} cases[] = {
+		{12, 12, 24}, {13, 13, 24}, {22, 22, 24},	  {23, 23, 64},
+		{35, 35, 64}, {36, 36, 64}, {45, 45, 64},	  {46, 46, 64},
+		{47, 46, 64}, {99, 46, 64}, {UINT32_MAX, 46, 64},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		in.minor = cases[i].kernel;
+		assert_int_equal(nego(), 0);
+		assert_int_equal(out.major, 7);
+		assert_int_equal(out.minor, cases[i].reply);
+		assert_int_equal(outlen, cases[i].outlen);
+	}
+}
+
+static void test_too_old(void **state)
+{
+	static const uint32_t majors[] = {0, 6, 7, 7, 7};
+	static const uint32_t minors[] = {46, 46, 11, 5, 0};
+
+	(void)state;
+	for (int i = 0; i < 5; i++) {
+		in.major = majors[i];
+		in.minor = minors[i];
+		assert_int_equal(nego(), -EPROTO);
+		assert_false(fk.se->got_init);
+		assert_int_equal(fk.calls[CB_INIT], 0);
+	}
+}
+
+static void test_newer_major(void **state)
+{
+	(void)state;
+	in.major = 8;
+	in.minor = 0;
+	assert_int_equal(nego(), 1);
+	assert_int_equal(outlen, 8);
+	assert_int_equal(out.major, 7);
+	assert_int_equal(out.minor, 46);
+	assert_false(fk.se->got_init);
+	assert_int_equal(fk.calls[CB_INIT], 0);
+	/* ... then the kernel retries in 7.x */
+	in.major = 7;
+	in.minor = 46;
+	assert_int_equal(nego(), 0);
+	assert_true(fk.se->got_init);
+}
+
+static void test_short_init_in(void **state)
+{
+	(void)state;
+	/* kernels before 7.36 send 16 bytes: no flags2 */
+	in.minor = 35;
+	in.flags |= FUSE_INIT_EXT;
+	assert_int_equal(nego_len(16), 0);
+	assert_int_equal(fk.se->conn.capable, in.flags);
+	assert_int_equal(out.minor, 35);
+	/* 8 bytes: major and minor only */
+	in.minor = 46;
+	assert_int_equal(nego_len(8), 0);
+	assert_int_equal(fk.se->conn.capable, 0);
+	assert_int_equal(fk.se->conn.max_readahead, 0);
+	assert_int_equal(out.flags, 0);
+	/* less is invalid */
+	for (size_t n = 0; n < 8; n++)
+		assert_int_equal(nego_len(n), -EINVAL);
+	/* a longer message: the rest is ignored */
+	{
+		unsigned char *p = fk.guard_base + fk.guard_len - 104;
+
+		memset(p, 0xff, 104);
+		memcpy(p, &in, sizeof(in));
+		assert_int_equal(init_negotiate(fk.se, (const void *)p, 104,
+						&out, &outlen),
+				 0);
+		assert_int_equal(outlen, 64);
+	}
+}
+
+static void test_flags2_needs_init_ext(void **state)
+{
+	(void)state;
+	/* flags2 without INIT_EXT in the offer does not count */
+	in.flags &= ~(uint32_t)FUSE_INIT_EXT;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(fk.se->conn.capable >> 32, 0);
+	/* nor before 7.36 */
+	in.flags |= (uint32_t)FUSE_INIT_EXT;
+	in.minor = 35;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(fk.se->conn.capable >> 32, 0);
+}
+
+static uint64_t hook_want_add, hook_want_del;
+
+static void want_hook(struct fring_conn *c)
+{
+	c->want |= hook_want_add;
+	c->want &= ~hook_want_del;
+}
+
+static void test_flags2_answer(void **state)
+{
+	(void)state;
+	fk.init_hook = want_hook;
+	hook_want_add = FUSE_OVER_IO_URING | FUSE_REQUEST_TIMEOUT |
+			FUSE_PASSTHROUGH | FUSE_HAS_IO_URING_BUFPOOL;
+	assert_int_equal(nego(), 0);
+	/* flags2 goes with INIT_EXT in the reply's flags */
+	assert_true(out.flags & FUSE_INIT_EXT);
+	assert_int_equal(out.flags2, 0x200 | 0x400 | 0x20);
+	/* the pool capability is never echoed */
+	assert_int_equal(out.flags2 & 0x800, 0);
+	assert_int_equal(fk.se->conn.want & FUSE_HAS_IO_URING_BUFPOOL, 0);
+	assert_int_equal(out_flags64() & ~FUSE_INIT_EXT, fk.se->conn.want);
+
+	/* not offered: dropped, and then no INIT_EXT either */
+	in.flags2 = 0;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.flags2, 0);
+	assert_int_equal(out.flags & FUSE_INIT_EXT, 0);
+	assert_int_equal(fk.se->conn.want >> 32, 0);
+}
+
+static void test_kernel_only_caps(void **state)
+{
+	(void)state;
+	fk.init_hook = want_hook;
+	hook_want_add = ~0ull;
+	in.flags = UINT32_MAX;
+	in.flags2 = UINT32_MAX;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out_flags64() & KERNEL_ONLY, 0);
+	assert_int_equal(fk.se->conn.want & KERNEL_ONLY, 0);
+	assert_int_equal(fk.se->conn.want & FUSE_INIT_EXT, 0);
+	assert_true(out.flags & FUSE_INIT_EXT);
+	/* everything else offered and wanted is granted */
+	assert_int_equal(fk.se->conn.want,
+			 ~0ull & ~(KERNEL_ONLY | FUSE_INIT_EXT));
+}
+
+static void test_want_intersected(void **state)
+{
+	(void)state;
+	fk.init_hook = want_hook;
+	/* offered: kept */
+	hook_want_add = FUSE_WRITEBACK_CACHE | FUSE_PARALLEL_DIROPS;
+	assert_int_equal(nego(), 0);
+	assert_true(out.flags & FUSE_WRITEBACK_CACHE);
+	assert_true(out.flags & FUSE_PARALLEL_DIROPS);
+	/* not offered: dropped with a warning */
+	in.flags &= ~(uint32_t)(FUSE_WRITEBACK_CACHE | FUSE_ASYNC_READ);
+	fk.nlog = 0;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.flags & FUSE_WRITEBACK_CACHE, 0);
+	assert_int_equal(out.flags & FUSE_ASYNC_READ, 0);
+	assert_true(fk.nlog > 0);
+	/* the filesystem may turn defaults off */
+	hook_want_add = 0;
+	hook_want_del = FUSE_ASYNC_READ | FUSE_AUTO_INVAL_DATA;
+	in.flags = OFFER_FLAGS;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.flags & (FUSE_ASYNC_READ | FUSE_AUTO_INVAL_DATA),
+			 0);
+	assert_int_equal(out.flags, (uint32_t)(WANT_ALL & ~hook_want_del));
+	hook_want_del = 0;
+}
+
+static void test_capability_callbacks(void **state)
+{
+	struct fring_ops *ops = &fk.se->ops;
+	const struct fring_ops all = *ops;
+
+	(void)state;
+	/* no lock callbacks: the kernel keeps locks locally */
+	ops->getlk = NULL;
+	ops->setlk = NULL;
+	ops->flock = NULL;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.flags & (FUSE_POSIX_LOCKS | FUSE_FLOCK_LOCKS), 0);
+	/* POSIX locks need both getlk and setlk */
+	ops->getlk = all.getlk;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.flags & FUSE_POSIX_LOCKS, 0);
+	ops->getlk = NULL;
+	ops->setlk = all.setlk;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.flags & FUSE_POSIX_LOCKS, 0);
+	ops->getlk = all.getlk;
+	assert_int_equal(nego(), 0);
+	assert_true(out.flags & FUSE_POSIX_LOCKS);
+	assert_int_equal(out.flags & FUSE_FLOCK_LOCKS, 0);
+	/* flock alone */
+	ops->getlk = NULL;
+	ops->setlk = NULL;
+	ops->flock = all.flock;
+	assert_int_equal(nego(), 0);
+	assert_true(out.flags & FUSE_FLOCK_LOCKS);
+	assert_int_equal(out.flags & FUSE_POSIX_LOCKS, 0);
+	/* and never more than the kernel offers */
+	in.flags &= ~(uint32_t)FUSE_FLOCK_LOCKS;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.flags & FUSE_FLOCK_LOCKS, 0);
+	in.flags = OFFER_FLAGS;
+	/* readdirplus and ioctl */
+	ops->readdirplus = NULL;
+	ops->ioctl = NULL;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.flags &
+				 (FUSE_DO_READDIRPLUS | FUSE_READDIRPLUS_AUTO |
+				  FUSE_HAS_IOCTL_DIR),
+			 0);
+	ops->readdirplus = all.readdirplus;
+	ops->ioctl = all.ioctl;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.flags &
+				 (FUSE_DO_READDIRPLUS | FUSE_READDIRPLUS_AUTO |
+				  FUSE_HAS_IOCTL_DIR),
+			 FUSE_DO_READDIRPLUS | FUSE_READDIRPLUS_AUTO |
+				 FUSE_HAS_IOCTL_DIR);
+	/* a filesystem without an init callback gets the defaults */
+	ops->init = NULL;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(fk.calls[CB_INIT], 0);
+	assert_true(out.flags & FUSE_MAX_PAGES);
+}
+
+static void test_setxattr_ext(void **state)
+{
+	(void)state;
+	assert_int_equal(nego(), 0);
+	assert_true(fk.se->setxattr_ext);
+	in.flags &= ~(uint32_t)FUSE_SETXATTR_EXT;
+	assert_int_equal(nego(), 0);
+	assert_false(fk.se->setxattr_ext);
+	in.flags = OFFER_FLAGS;
+	fk.init_hook = want_hook;
+	hook_want_del = FUSE_SETXATTR_EXT;
+	assert_int_equal(nego(), 0);
+	assert_false(fk.se->setxattr_ext);
+	assert_int_equal(out.flags & FUSE_SETXATTR_EXT, 0);
+	hook_want_del = 0;
+}
+
+static void test_max_pages(void **state)
+{
+	static const struct {
+		unsigned max_write, pages;
+	} cases[] = {
+		{4096, 1},	   {4097, 2},	    {65536, 16},
+		{131072, 32},	   {1u << 20, 256}, {(1u << 20) + 1, 257},
+		{16u << 20, 4096},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned want = cases[i].pages < limit ? cases[i].pages : limit;
+
+		fk.se->cfg.max_write = cases[i].max_write;
+		assert_int_equal(nego(), 0);
+		assert_int_equal(out.max_write, cases[i].max_write);
+		assert_int_equal(out.max_pages, want);
+		assert_int_equal(fk.se->conn.max_pages, want);
+		assert_true(out.flags & FUSE_MAX_PAGES);
+	}
+	/* without MAX_PAGES offered: the kernel's default of 32 */
+	fk.se->cfg.max_write = 1u << 20;
+	in.flags &= ~(uint32_t)FUSE_MAX_PAGES;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.max_pages, 32);
+	assert_int_equal(out.flags & FUSE_MAX_PAGES, 0);
+}
+
+static struct fring_conn hook_set;
+static unsigned hook_fields;
+#define HF_MAX_WRITE  1u
+#define HF_MAX_PAGES  2u
+#define HF_BACKGROUND 4u
+#define HF_TIME_GRAN  8u
+#define HF_READAHEAD  16u
+#define HF_TIMEOUT    32u
+
+static void limits_hook(struct fring_conn *c)
+{
+	if (hook_fields & HF_MAX_WRITE)
+		c->max_write = hook_set.max_write;
+	if (hook_fields & HF_MAX_PAGES)
+		c->max_pages = hook_set.max_pages;
+	if (hook_fields & HF_BACKGROUND) {
+		c->max_background = hook_set.max_background;
+		c->congestion_threshold = hook_set.congestion_threshold;
+	}
+	if (hook_fields & HF_TIME_GRAN)
+		c->time_gran = hook_set.time_gran;
+	if (hook_fields & HF_READAHEAD)
+		c->max_readahead = hook_set.max_readahead;
+	if (hook_fields & HF_TIMEOUT) {
+		c->request_timeout = hook_set.request_timeout;
+		c->want |= FUSE_REQUEST_TIMEOUT;
+	}
+}
+
+static void test_callback_limits(void **state)
+{
+	(void)state;
+	fk.init_hook = limits_hook;
+
+	hook_fields = HF_MAX_WRITE;
+	hook_set.max_write = 100;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.max_write, 4096);
+	assert_int_equal(fk.se->conn.max_write, 4096);
+	hook_set.max_write = 64u << 20;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.max_write, 16u << 20);
+	hook_set.max_write = 262144;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.max_write, 262144);
+
+	hook_fields = HF_MAX_PAGES;
+	hook_set.max_pages = 0;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.max_pages, 32);
+	hook_set.max_pages = 100000;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.max_pages, limit);
+	hook_set.max_pages = 3;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.max_pages, 3);
+
+	hook_fields = HF_BACKGROUND;
+	hook_set.max_background = 70000;
+	hook_set.congestion_threshold = 100000;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.max_background, 65535);
+	assert_int_equal(out.congestion_threshold, 65535);
+	hook_set.max_background = 64;
+	hook_set.congestion_threshold = 48;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.max_background, 64);
+	assert_int_equal(out.congestion_threshold, 48);
+
+	hook_fields = HF_TIME_GRAN;
+	hook_set.time_gran = 0;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.time_gran, 1);
+	hook_set.time_gran = 2000000000u;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.time_gran, 1);
+	hook_set.time_gran = 1000000000u;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.time_gran, 1000000000u);
+	hook_set.time_gran = 1000;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.time_gran, 1000);
+
+	hook_fields = HF_READAHEAD;
+	hook_set.max_readahead = 1u << 30;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.max_readahead, 131072);
+	hook_set.max_readahead = 8192;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.max_readahead, 8192);
+
+	hook_fields = HF_TIMEOUT;
+	hook_set.request_timeout = 70000;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.request_timeout, 65535);
+	assert_true(out.flags & FUSE_INIT_EXT);
+	assert_true(out.flags2 & (FUSE_REQUEST_TIMEOUT >> 32));
+	hook_set.request_timeout = 30;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.request_timeout, 30);
+}
+
+static void test_cfg_limits(void **state)
+{
+	(void)state;
+	fk.se->cfg.max_readahead = 4096;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.max_readahead, 4096);
+	fk.se->cfg.max_readahead = 1u << 20; /* more than the kernel offers */
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.max_readahead, 131072);
+	fk.se->cfg.max_read = 65536;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(fk.se->conn.max_read, 65536);
+	assert_int_equal(fk.init_seen.max_read, 65536);
+}
+
+static void test_payload_size(void **state)
+{
+	struct fring_conn c;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	c.max_write = 4096;
+	c.max_pages = 1;
+	assert_int_equal(init_payload_size(&c), 8192);
+	c.max_write = 1u << 20;
+	c.max_pages = 256;
+	assert_int_equal(init_payload_size(&c), 1u << 20);
+	c.max_write = 128u << 10;
+	c.max_pages = 32;
+	assert_int_equal(init_payload_size(&c), 131072);
+	c.max_write = 4096;
+	c.max_pages = 256;
+	assert_int_equal(init_payload_size(&c), 1u << 20);
+	c.max_write = 16u << 20;
+	c.max_pages = 256;
+	assert_int_equal(init_payload_size(&c), 16u << 20);
+}
+
+int main(void)
+{
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, fk_teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_modern_kernel),	  T(test_minor),
+		T(test_too_old),	  T(test_newer_major),
+		T(test_short_init_in),	  T(test_flags2_needs_init_ext),
+		T(test_flags2_answer),	  T(test_kernel_only_caps),
+		T(test_want_intersected), T(test_capability_callbacks),
+		T(test_setxattr_ext),	  T(test_max_pages),
+		T(test_callback_limits),  T(test_cfg_limits),
+		T(test_payload_size),
+	};
+
+	return cmocka_run_group_tests_name("init", tests, NULL, NULL);
+}
