@@ -41,6 +41,7 @@ struct fring_config {
 	unsigned max_async;	/* per-queue cap on unanswered requests */
 	unsigned queue_depth;	/* ring entries per queue */
 	unsigned threads;	/* ring threads; 0: one per queue */
+	unsigned pool_bufs;	/* buffers per queue pool; 0: queue_depth */
 	bool allow_other;
 	bool default_permissions;
 	bool ro;
@@ -58,6 +59,7 @@ struct fring_qstats {
 	_Atomic uint64_t bytes_read, bytes_written, zero_copy_requests;
 	_Atomic uint64_t pool_waits, in_flight, handler_bugs, max_latency_ns;
 	_Atomic uint64_t ring_entries;
+	_Atomic uint64_t pool_requests;
 	_Atomic uint64_t by_opcode[FRING_STATS_OPCODES];
 };
 #define stat_add(q, field, n)                                                  \
@@ -133,6 +135,8 @@ struct fring_queue {
 	struct ring_thread *rt;	   /* ring transport: the owning thread */
 	uint16_t qid;		   /* ring transport: the kernel's queue id */
 	int pool_index;		   /* registered pool's buffer index, or -1 */
+	char *pool;		   /* pool transports: the queue's pool */
+	size_t pool_len;
 };
 
 /* A transport moves bytes; the layers above it never see fds or rings. */

@@ -8,7 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include "fring_int.h"
+#include "ring.h"
 
 #define ENABLE_URING_PARAM "/sys/module/fuse/parameters/enable_uring"
 
@@ -33,6 +37,49 @@ static const char *uring_refusal(int en)
 			"> " ENABLE_URING_PARAM ")";
 }
 
+static bool has_cap(int bit)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	bool ret = false;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long caps;
+
+		if (sscanf(line, "CapEff: %llx", &caps) == 1) {
+			ret = caps & (1ULL << bit);
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+#define CAP_IPC_LOCK_BIT 14
+
+/*
+ * A registered pool is pinned and charged to RLIMIT_MEMLOCK unless the
+ * process has CAP_IPC_LOCK. Returns true when `need` bytes may be pinned;
+ * otherwise says why in `why`.
+ */
+static bool memlock_ok(size_t need, char *why, size_t whylen)
+{
+	struct rlimit rl;
+
+	if (has_cap(CAP_IPC_LOCK_BIT))
+		return true;
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= need)
+		return true;
+	snprintf(why, whylen,
+		 "RLIMIT_MEMLOCK %llu KiB < %zu KiB the pools pin (raise it "
+		 "with ulimit -l, or grant CAP_IPC_LOCK)",
+		 (unsigned long long)rl.rlim_cur / 1024, need / 1024);
+	return false;
+}
+
 int ladder_precheck(struct fring_session *se)
 {
 	enum fring_transport t = se->cfg.transport;
@@ -40,18 +87,35 @@ int ladder_precheck(struct fring_session *se)
 
 	switch (t) {
 	case FRING_TRANSPORT_ZEROCOPY:
+		fr_err("transport=zerocopy: not implemented in this libfring "
+		       "yet");
+		return -EOPNOTSUPP;
 	case FRING_TRANSPORT_BUFPOOL_REGISTERED:
 	case FRING_TRANSPORT_BUFPOOL:
-		fr_err("transport=%s: not implemented in this libfring yet "
-		       "(it needs FUSE ABI 7.46, Linux 7.3+)",
-		       fring_transport_name(t));
-		return -EOPNOTSUPP;
 	case FRING_TRANSPORT_URING:
 		en = enable_uring();
 		if (en != 1) {
-			fr_err("transport=uring refused: %s",
-			       uring_refusal(en));
+			fr_err("transport=%s refused: %s",
+			       fring_transport_name(t), uring_refusal(en));
 			return -EOPNOTSUPP;
+		}
+		if (t == FRING_TRANSPORT_BUFPOOL_REGISTERED) {
+			/* before mounting: the largest payload max_write
+			 * allows, on every possible CPU */
+			size_t payload =
+				FRING_ALIGN_UP(se->cfg.max_write, FRING_PAGE);
+			unsigned bufs = se->cfg.pool_bufs ? se->cfg.pool_bufs
+							  : se->cfg.queue_depth;
+			size_t need = payload * bufs *
+				      (size_t)sysconf(_SC_NPROCESSORS_CONF);
+			char why[200];
+
+			if (!memlock_ok(need, why, sizeof(why))) {
+				fr_err("transport=bufpool-registered refused: "
+				       "%s",
+				       why);
+				return -ENOMEM;
+			}
 		}
 		return 0;
 	default:
@@ -63,10 +127,20 @@ enum fring_transport ladder_choose(struct fring_session *se)
 {
 	const struct fring_conn *c = &se->conn;
 	enum fring_transport want = se->cfg.transport;
-	char pool[160], uring[200];
-	bool can_uring;
+	char pool[200], reg[240] = "", uring[200];
+	bool can_uring = !!(c->capable & FUSE_OVER_IO_URING);
+	bool can_pool = can_uring && c->proto_minor >= 46 &&
+			(c->capable & FUSE_HAS_IO_URING_BUFPOOL);
+	size_t payload = FRING_ALIGN_UP(init_payload_size(c), FRING_PAGE);
+	unsigned bufs =
+		se->cfg.pool_bufs ? se->cfg.pool_bufs : se->cfg.queue_depth;
+	size_t need = payload * bufs * ring_nr_queues();
 
-	if (c->proto_minor < 46 || !(c->capable & FUSE_HAS_IO_URING_BUFPOOL))
+	if (!can_uring)
+		snprintf(pool, sizeof(pool),
+			 "zerocopy, bufpool-registered, bufpool: no "
+			 "FUSE-over-io_uring");
+	else if (!can_pool)
 		snprintf(pool, sizeof(pool),
 			 "zerocopy, bufpool-registered, bufpool: kernel ABI "
 			 "7.%u%s",
@@ -76,29 +150,50 @@ enum fring_transport ladder_choose(struct fring_session *se)
 				 : " without FUSE_HAS_IO_URING_BUFPOOL");
 	else
 		snprintf(pool, sizeof(pool),
-			 "zerocopy, bufpool-registered, bufpool: not "
-			 "implemented in this libfring yet");
+			 "zerocopy: not implemented in this libfring yet");
 
-	can_uring = !!(c->capable & FUSE_OVER_IO_URING);
 	if (want == FRING_TRANSPORT_DEV)
 		snprintf(uring, sizeof(uring), "uring: not asked for");
 	else if (!can_uring)
 		snprintf(uring, sizeof(uring), "%s",
 			 c->proto_minor < 42 ? "uring: kernel ABI < 7.42"
 					     : uring_refusal(enable_uring()));
-	else
-		uring[0] = '\0';
 
 	if (want == FRING_TRANSPORT_DEV) {
 		snprintf(se->reason, sizeof(se->reason),
 			 "dev (asked for with transport=dev)");
 		return FRING_TRANSPORT_DEV;
 	}
-	if (can_uring) {
+	if (can_pool && (want == FRING_TRANSPORT_AUTO ||
+			 want == FRING_TRANSPORT_BUFPOOL_REGISTERED)) {
+		if (memlock_ok(need, reg, sizeof(reg))) {
+			snprintf(se->reason, sizeof(se->reason),
+				 "bufpool-registered (%s; pools %zu KiB per "
+				 "queue, pinned)",
+				 pool, need / ring_nr_queues() / 1024);
+			return FRING_TRANSPORT_BUFPOOL_REGISTERED;
+		}
+		if (want == FRING_TRANSPORT_BUFPOOL_REGISTERED) {
+			snprintf(se->reason, sizeof(se->reason),
+				 "dev (bufpool-registered: %s)", reg);
+			return FRING_TRANSPORT_DEV;
+		}
+	}
+	if (can_pool &&
+	    (want == FRING_TRANSPORT_AUTO || want == FRING_TRANSPORT_BUFPOOL)) {
+		snprintf(se->reason, sizeof(se->reason),
+			 "bufpool (%s%s%s; pools %zu KiB per queue)", pool,
+			 reg[0] ? "; bufpool-registered: " : "", reg,
+			 need / ring_nr_queues() / 1024);
+		return FRING_TRANSPORT_BUFPOOL;
+	}
+	if (can_uring &&
+	    (want == FRING_TRANSPORT_AUTO || want == FRING_TRANSPORT_URING)) {
 		snprintf(se->reason, sizeof(se->reason), "uring (%s)", pool);
 		return FRING_TRANSPORT_URING;
 	}
-	snprintf(se->reason, sizeof(se->reason), "dev (%s; %s)", pool, uring);
+	snprintf(se->reason, sizeof(se->reason), "dev (%s%s%s)", pool,
+		 uring[0] ? "; " : "", uring);
 	return FRING_TRANSPORT_DEV;
 }
 
@@ -109,6 +204,6 @@ void ladder_fell_back(struct fring_session *se, const char *why)
 	/* keep only the head of the old reason: the line stays readable */
 	snprintf(old, sizeof(old), "%.199s", se->reason);
 	snprintf(se->reason, sizeof(se->reason),
-		 "dev (uring: %.200s; fell back from: %s)", why, old);
+		 "dev (%.200s; fell back from: %s)", why, old);
 	se->transport = FRING_TRANSPORT_DEV;
 }

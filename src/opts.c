@@ -124,6 +124,8 @@ int fring_config_set(fring_config_t *cfg, const char *key, const char *val)
 		return parse_uint(key, val, 0, UINT_MAX, &cfg->max_readahead);
 	if (!strcmp(key, "queue_depth"))
 		return parse_uint(key, val, 1, 1024, &cfg->queue_depth);
+	if (!strcmp(key, "pool_bufs"))
+		return parse_uint(key, val, 1, 65536, &cfg->pool_bufs);
 	if (!strcmp(key, "threads"))
 		return parse_uint(key, val, 1, 4096, &cfg->threads);
 	if (!strcmp(key, "max_async"))
@@ -206,6 +208,8 @@ void fring_config_help(FILE *out)
 	      "    queue_depth=N          ring entries per queue (default 8)\n"
 	      "    threads=N              ring threads (default: one per "
 	      "queue)\n"
+	      "    pool_bufs=N            buffers per queue pool (bufpool "
+	      "rungs; default: queue_depth)\n"
 	      "    allow_other            let other users in (root, or "
 	      "user_allow_other)\n"
 	      "    default_permissions    the kernel checks permissions\n"

@@ -31,6 +31,7 @@ enum ud_tag {
 	UD_IO = 1,    /* a ring_io: backing I/O issued by a handler */
 	UD_WAKE = 2,  /* the wake-up eventfd read */
 	UD_EXIT = 3,  /* the poll on the session's exit eventfd */
+	UD_SETUP = 4, /* ADD_QUEUE / ADD_BUFPOOL of a queue */
 	UD_MASK = 7,
 };
 
@@ -189,9 +190,26 @@ static void rt_entry_request(struct ring_thread *rt, struct fring_req *req)
 	size_t ext = (size_t)ih->total_extlen * 8;
 	struct fring_msg m;
 
-	(void)rt;
 	req->commit_id = h->ring_ent_in_out.commit_id;
 	req->in_len = ih->len;
+	if (req->q->pool) {
+		/* The kernel names the request's buffer by its offset from
+		 * the pool base; a request without one reports 0 too, which
+		 * is harmless since such requests carry no payload. */
+		uint32_t off = h->ring_ent_in_out.offset;
+		size_t bsz = rt->rs->payload_sz;
+
+		if (off % bsz || (size_t)off + bsz > req->q->pool_len) {
+			req->data = NULL;
+			req->datasz = 0;
+			fring_reject(req, ih, "pool offset outside the pool");
+			return;
+		}
+		req->data = req->q->pool + off;
+		req->datasz = bsz;
+		if (psz)
+			stat_add(req->q, pool_requests, 1);
+	}
 	if (psz > req->datasz || ext > psz) {
 		fring_reject(req, ih, "payload size out of range");
 		return;
@@ -260,6 +278,14 @@ static void rt_cqe(struct ring_thread *rt, struct io_uring_cqe *cqe)
 	case UD_EXIT:
 		rt->stopping = true;
 		break;
+	case UD_SETUP:
+		if (ud_ptr(ud) == rt)
+			break; /* the forced fallback REGISTER */
+		if (rt->setup_left)
+			rt->setup_left--;
+		if (cqe->res < 0 && !rt->setup_res)
+			rt->setup_res = cqe->res;
+		break;
 	}
 }
 
@@ -284,6 +310,8 @@ static void rt_pin(struct ring_thread *rt)
 static int rt_alloc_entries(struct ring_thread *rt)
 {
 	struct ring_state *rs = rt->rs;
+	const int prot = PROT_READ | PROT_WRITE;
+	const int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE;
 
 	for (unsigned i = 0; i < rt->nq; i++) {
 		struct fring_queue *q = rt->qs[i];
@@ -291,27 +319,40 @@ static int rt_alloc_entries(struct ring_thread *rt)
 		q->slots = calloc(rs->depth, sizeof(*q->slots));
 		if (!q->slots)
 			return -ENOMEM;
+		if (rs->pool != POOL_NONE) {
+			/* one contiguous, page-aligned, pre-faulted region;
+			 * buffer i is at i * payload_sz
+			 * (fuse_uring_add_bufpool) */
+			q->pool_len = (size_t)rs->pool_bufs * rs->payload_sz;
+			q->pool = mmap(NULL, q->pool_len, prot, flags, -1, 0);
+			if (q->pool == MAP_FAILED) {
+				q->pool = NULL;
+				return -ENOMEM;
+			}
+		}
 		for (unsigned e = 0; e < rs->depth; e++) {
 			struct fring_req *req = calloc(1, sizeof(*req));
 
 			if (!req)
 				return -ENOMEM;
-			req->mem = mmap(
-				NULL, rs->payload_sz, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1,
-				0);
-			if (req->mem == MAP_FAILED) {
-				free(req);
-				return -ENOMEM;
-			}
 			q->slots[q->nslots++] = req;
-			req->memsz = rs->payload_sz;
-			req->data = req->mem;
-			req->datasz = rs->payload_sz;
 			req->se = rs->se;
 			req->q = q;
 			req->reg_iov[0].iov_base = &req->hdr;
 			req->reg_iov[0].iov_len = sizeof(req->hdr);
+			/* on a pool queue the payload is in the pool and
+			 * REGISTER takes an empty payload iovec */
+			if (rs->pool != POOL_NONE)
+				continue;
+			req->mem =
+				mmap(NULL, rs->payload_sz, prot, flags, -1, 0);
+			if (req->mem == MAP_FAILED) {
+				req->mem = NULL;
+				return -ENOMEM;
+			}
+			req->memsz = rs->payload_sz;
+			req->data = req->mem;
+			req->datasz = rs->payload_sz;
 			req->reg_iov[1].iov_base = req->mem;
 			req->reg_iov[1].iov_len = rs->payload_sz;
 		}
@@ -347,11 +388,97 @@ static int rt_setup(struct ring_thread *rt)
 	if (ret)
 		return ret;
 	rt->ring_ok = true;
+	if (rt->rs->pool == POOL_REGISTERED) {
+		struct iovec iov[rt->nq];
+
+		/* queue i of this thread uses fixed buffer i of this ring;
+		 * the kernel looks the pool up in the table of the ring that
+		 * submitted each entry's SQE */
+		for (unsigned i = 0; i < rt->nq; i++) {
+			iov[i].iov_base = rt->qs[i]->pool;
+			iov[i].iov_len = rt->qs[i]->pool_len;
+		}
+		ret = io_uring_register_buffers(&rt->ring, iov, rt->nq);
+		if (ret)
+			return ret;
+		for (unsigned i = 0; i < rt->nq; i++)
+			rt->qs[i]->pool_index = (int)i;
+	}
 	return 0;
+}
+
+/*
+ * Pool queues: ADD_QUEUE then ADD_BUFPOOL, each checked, before any
+ * REGISTER (a REGISTER first would fix the queue in per-entry mode).
+ * Returns 0, or the first error.
+ */
+static int rt_add_pools(struct ring_thread *rt)
+{
+	unsigned want = 0;
+
+	for (unsigned i = 0; i < rt->nq; i++) {
+		struct fring_queue *q = rt->qs[i];
+
+		ring_prep_add_queue(rt_sqe(rt), q->fd, q->qid, false,
+				    ud_make(q, UD_SETUP));
+		ring_prep_add_bufpool(rt_sqe(rt), q->fd, q->qid, q->pool,
+				      (uint32_t)q->pool_len, q->pool_index,
+				      ud_make(q, UD_SETUP));
+		want += 2;
+	}
+	rt->setup_left = want;
+	rt->setup_res = 0;
+	while (rt->setup_left && !rt->stopping) {
+		struct io_uring_cqe *cqe;
+		unsigned head, n = 0;
+		int ret = io_uring_submit_and_wait(&rt->ring, 1);
+
+		if (ret < 0 && ret != -EINTR && ret != -EAGAIN)
+			return ret;
+		io_uring_for_each_cqe(&rt->ring, head, cqe)
+		{
+			rt_cqe(rt, cqe);
+			n++;
+		}
+		io_uring_cq_advance(&rt->ring, n);
+	}
+	if (rt->stopping && !rt->setup_res)
+		return -ECANCELED;
+	return rt->setup_res;
+}
+
+/*
+ * The pools could not be set up after INIT offered io_uring: the kernel
+ * would hold every request until the ring is ready, which it never will be.
+ * A REGISTER the kernel refuses turns io_uring off for the connection
+ * (fuse_uring_cmd()), and everything flows through /dev/fuse.
+ */
+static void rt_force_fallback(struct ring_thread *rt)
+{
+	struct io_uring_sqe *sqe = rt_sqe(rt);
+	struct fring_queue *q = rt->qs[0];
+
+	ring_prep_register(sqe, q->fd, q->qid, q->slots[0]->reg_iov, -1, 0,
+			   ud_make(rt, UD_SETUP));
+	sqe->len = 1; /* invalid on purpose: -EINVAL */
+	io_uring_submit(&rt->ring);
 }
 
 static void rt_register_all(struct ring_thread *rt)
 {
+	if (rt->rs->pool != POOL_NONE) {
+		int err = rt_add_pools(rt);
+
+		if (err) {
+			fr_err("ring thread %u: setting up the buffer pools "
+			       "failed: %s; serving through /dev/fuse",
+			       rt->idx, strerror(-err));
+			ring_note_failure(rt->rs, -err);
+			rt_force_fallback(rt);
+			rt->total_entries = 0;
+			return;
+		}
+	}
 	for (unsigned i = 0; i < rt->nq; i++) {
 		struct fring_queue *q = rt->qs[i];
 
@@ -475,11 +602,23 @@ int ring_prepare(struct fring_session *se)
 	se->ring = rs;
 	rs->se = se;
 	rs->depth = se->cfg.queue_depth;
+	rs->pool = se->transport == FRING_TRANSPORT_BUFPOOL_REGISTERED
+			   ? POOL_REGISTERED
+		   : se->transport == FRING_TRANSPORT_BUFPOOL ? POOL_PLAIN
+							      : POOL_NONE;
+	rs->pool_bufs = se->cfg.pool_bufs ? se->cfg.pool_bufs : rs->depth;
 	rs->payload_sz =
 		FRING_ALIGN_UP(init_payload_size(&se->conn), FRING_PAGE);
 	pthread_mutex_init(&rs->lock, NULL);
 	pthread_cond_init(&rs->cond, NULL);
 	rs->phase = RING_SETUP;
+	if (rs->pool != POOL_NONE &&
+	    (uint64_t)rs->pool_bufs * rs->payload_sz > UINT32_MAX) {
+		/* ADD_BUFPOOL's length is 32 bits */
+		fr_err("pool_bufs=%u x %zu bytes does not fit a 4 GiB pool",
+		       rs->pool_bufs, rs->payload_sz);
+		return -EINVAL;
+	}
 
 	nthreads = se->cfg.threads && se->cfg.threads < se->nqueues
 			   ? se->cfg.threads
@@ -600,6 +739,13 @@ void ring_free(struct fring_session *se)
 		ring_io_free_all(rt);
 		pthread_mutex_destroy(&rt->lock);
 		free(rt->qs);
+	}
+	for (unsigned q = 0; q < se->nqueues; q++) {
+		struct fring_queue *fq = &se->queues[q];
+
+		if (fq->pool)
+			munmap(fq->pool, fq->pool_len);
+		fq->pool = NULL;
 	}
 	free(rs->threads);
 	pthread_mutex_destroy(&rs->lock);

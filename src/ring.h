@@ -28,6 +28,8 @@ struct ring_thread {
 	unsigned in_kernel;
 	bool registered;
 	bool stopping;
+	unsigned setup_left; /* ADD_* completions still awaited */
+	int setup_res;	     /* their first error */
 	int wake_efd;
 	uint64_t wake_buf;
 	pthread_mutex_t lock;	   /* handoff, dead */
@@ -36,8 +38,16 @@ struct ring_thread {
 	struct ring_io *io_free;
 };
 
+enum pool_mode {
+	POOL_NONE,	 /* per-entry payload buffers (7.42+) */
+	POOL_PLAIN,	 /* one pool per queue (7.46) */
+	POOL_REGISTERED, /* the pool is also an io_uring fixed buffer */
+};
+
 struct ring_state {
 	struct fring_session *se;
+	enum pool_mode pool;
+	unsigned pool_bufs; /* buffers per queue pool */
 	struct ring_thread *threads;
 	unsigned nthreads;
 	unsigned depth;

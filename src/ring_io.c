@@ -71,12 +71,18 @@ static bool helper_submit(struct ring_thread *rt, struct ring_io *io)
 
 	if (!sqe)
 		return false;
-	if (io->is_write)
-		io_uring_prep_write(sqe, io->fd, p, len,
-				    (uint64_t)(io->off + (off_t)io->done));
+	uint64_t off = (uint64_t)(io->off + (off_t)io->done);
+	int bi = io->req->q->pool_index;
+
+	/* a registered pool needs no page pinning per I/O */
+	if (io->is_write && bi >= 0)
+		io_uring_prep_write_fixed(sqe, io->fd, p, len, off, bi);
+	else if (io->is_write)
+		io_uring_prep_write(sqe, io->fd, p, len, off);
+	else if (bi >= 0)
+		io_uring_prep_read_fixed(sqe, io->fd, p, len, off, bi);
 	else
-		io_uring_prep_read(sqe, io->fd, p, len,
-				   (uint64_t)(io->off + (off_t)io->done));
+		io_uring_prep_read(sqe, io->fd, p, len, off);
 	(void)rt;
 	ring_io_arm(io, sqe);
 	return true;

@@ -137,7 +137,8 @@ void req_end_handler(struct fring_req *req)
 void queue_free_slots(struct fring_queue *q)
 {
 	for (unsigned i = 0; i < q->nslots; i++) {
-		munmap(q->slots[i]->mem, q->slots[i]->memsz);
+		if (q->slots[i]->mem)
+			munmap(q->slots[i]->mem, q->slots[i]->memsz);
 		free(q->slots[i]);
 	}
 	free(q->slots);
@@ -435,12 +436,13 @@ static int before_init_reply(struct fring_session *se,
 	int ret;
 
 	se->transport = t;
-	if (se->cfg.transport == FRING_TRANSPORT_URING &&
-	    t != FRING_TRANSPORT_URING) {
-		fr_err("transport=uring refused: %s", se->reason);
+	if (se->cfg.transport != FRING_TRANSPORT_AUTO &&
+	    t != se->cfg.transport) {
+		fr_err("transport=%s refused: %s",
+		       fring_transport_name(se->cfg.transport), se->reason);
 		return -EOPNOTSUPP;
 	}
-	if (t != FRING_TRANSPORT_URING)
+	if (t == FRING_TRANSPORT_DEV)
 		return 0;
 	ret = queues_alloc(se, ring_nr_queues());
 	if (!ret)

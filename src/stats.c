@@ -44,6 +44,7 @@ static void stats_read(const struct fring_qstats *in, struct fring_stats *o)
 	o->handler_bugs = LD(handler_bugs);
 	o->max_latency_ns = LD(max_latency_ns);
 	o->ring_entries = LD(ring_entries);
+	o->pool_requests = LD(pool_requests);
 	for (unsigned i = 0; i < FRING_STATS_OPCODES; i++)
 		o->by_opcode[i] = LD(by_opcode[i]);
 }
@@ -62,6 +63,7 @@ static void stats_sum(struct fring_stats *t, const struct fring_stats *s)
 	t->in_flight += s->in_flight;
 	t->handler_bugs += s->handler_bugs;
 	t->ring_entries += s->ring_entries;
+	t->pool_requests += s->pool_requests;
 	if (s->max_latency_ns > t->max_latency_ns)
 		t->max_latency_ns = s->max_latency_ns;
 	for (unsigned i = 0; i < FRING_STATS_OPCODES; i++)
@@ -102,7 +104,7 @@ static void json_counters(FILE *f, const struct fring_stats *st)
 		"\"bytes_written\":%llu,\"zero_copy_requests\":%llu,"
 		"\"pool_waits\":%llu,\"in_flight\":%llu,"
 		"\"handler_bugs\":%llu,\"max_latency_ns\":%llu,"
-		"\"ring_entries\":%llu",
+		"\"ring_entries\":%llu,\"pool_requests\":%llu",
 		(unsigned long long)st->requests,
 		(unsigned long long)st->replies, (unsigned long long)st->errors,
 		(unsigned long long)st->malformed,
@@ -113,7 +115,8 @@ static void json_counters(FILE *f, const struct fring_stats *st)
 		(unsigned long long)st->in_flight,
 		(unsigned long long)st->handler_bugs,
 		(unsigned long long)st->max_latency_ns,
-		(unsigned long long)st->ring_entries);
+		(unsigned long long)st->ring_entries,
+		(unsigned long long)st->pool_requests);
 }
 
 /* The JSON grows with the number of queues (one per possible CPU on the

@@ -575,8 +575,9 @@ struct fring_stats {
 	uint64_t handler_bugs;	     /**< missing or double answers */
 	uint64_t max_latency_ns;     /**< slowest request */
 	uint64_t by_opcode[FRING_STATS_OPCODES]; /**< requests per opcode */
-	uint64_t ring_entries; /**< ring entries registered with the kernel */
-	uint64_t reserved[7];
+	uint64_t ring_entries;	/**< ring entries registered with the kernel */
+	uint64_t pool_requests; /**< requests whose data was in a pool buffer */
+	uint64_t reserved[6];
 };
 /** Counters of queue q (q < fring_session_queues()), or of all queues
  * summed when q == FRING_STATS_ALL. Returns 0 or -EINVAL. */
