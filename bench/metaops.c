@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * metaops: a metadata rate benchmark for bench/run.sh.
+ *
+ * N files are created (open O_CREAT|O_EXCL, close), then stat()ed, then
+ * unlink()ed by P processes, each in its own subdirectory of DIR. Each phase
+ * starts all processes at once (a pipe is the starting gun) and is timed
+ * from the gun to the last process's exit. With --pid, the utime+stime of
+ * that process (the FUSE server) is read from /proc/PID/stat around each
+ * phase. With --drop-dentries, the kernel's dentry and inode caches are
+ * dropped (vm.drop_caches=2) before the stat phase, so that each stat() is
+ * a LOOKUP answered by the server and not the kernel's attribute cache,
+ * whatever the server's cache timeouts are.
+ *
+ * Output: one JSON object per phase and line:
+ * {"phase":"create","files":20000,"procs":2,"seconds":..,"ops_per_s":..,
+ *  "server_cpu_s":..}
+ *
+ * Build: cc -O2 -o metaops bench/metaops.c
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+enum phase { CREATE, STAT, UNLINK };
+static const char *const phase_name[] = { "create", "stat", "unlink" };
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* utime+stime of PID in seconds, or -1 */
+static double proc_cpu(pid_t pid)
+{
+	char path[64], buf[4096], *p;
+	unsigned long long ut, st;
+	ssize_t n;
+	int fd;
+
+	if (pid <= 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p)
+		return -1;
+	/* after ") ": state(3) ppid pgrp session tty tpgid flags minflt
+	 * cminflt majflt cmajflt utime(14) stime(15) */
+	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
+		   &st) != 2)
+		return -1;
+	return (double)(ut + st) / sysconf(_SC_CLK_TCK);
+}
+
+static int run_child(const char *dir, int idx, long first, long count, enum phase ph)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	long i;
+	int fd;
+
+	for (i = first; i < first + count; i++) {
+		snprintf(path, sizeof(path), "%s/m%d/f%ld", dir, idx, i);
+		switch (ph) {
+		case CREATE:
+			fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+			if (fd < 0 || close(fd) < 0)
+				goto fail;
+			break;
+		case STAT:
+			if (stat(path, &st) < 0)
+				goto fail;
+			break;
+		case UNLINK:
+			if (unlink(path) < 0)
+				goto fail;
+			break;
+		}
+	}
+	return 0;
+fail:
+	fprintf(stderr, "metaops: %s %s: %s\n", phase_name[ph], path, strerror(errno));
+	return 1;
+}
+
+static void drop_dentries(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+
+	sync();
+	if (fd < 0 || write(fd, "2\n", 2) != 2)
+		fprintf(stderr, "metaops: cannot drop caches: %s\n", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	/* let the server work off the FORGETs before the clock starts */
+	usleep(1000 * 1000);
+}
+
+int main(int argc, char *argv[])
+{
+	static const struct option lopts[] = {
+		{ "files", required_argument, NULL, 'n' },
+		{ "procs", required_argument, NULL, 'p' },
+		{ "pid", required_argument, NULL, 'P' },
+		{ "drop-dentries", no_argument, NULL, 'D' },
+		{ NULL, 0, NULL, 0 },
+	};
+	long files = 20000;
+	int procs = 2, drop = 0, c, i, ret = 0;
+	pid_t server = 0;
+	const char *dir;
+	char path[PATH_MAX];
+
+	while ((c = getopt_long(argc, argv, "n:p:P:D", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			files = atol(optarg);
+			break;
+		case 'p':
+			procs = atoi(optarg);
+			break;
+		case 'P':
+			server = atoi(optarg);
+			break;
+		case 'D':
+			drop = 1;
+			break;
+		default:
+			goto usage;
+		}
+	}
+	if (optind != argc - 1 || files < 1 || procs < 1 || procs > 256)
+		goto usage;
+	dir = argv[optind];
+
+	for (i = 0; i < procs; i++) {
+		snprintf(path, sizeof(path), "%s/m%d", dir, i);
+		if (mkdir(path, 0755) < 0) {
+			fprintf(stderr, "metaops: mkdir %s: %s\n", path, strerror(errno));
+			return 1;
+		}
+	}
+
+	for (enum phase ph = CREATE; ph <= UNLINK && !ret; ph++) {
+		int gun[2];
+		double t0, t1, c0, c1;
+		pid_t kids[256];
+		char b;
+
+		if (ph == STAT && drop)
+			drop_dentries();
+		if (pipe(gun) < 0)
+			return 1;
+		for (i = 0; i < procs; i++) {
+			long share = files / procs, first = share * i;
+
+			if (i == procs - 1)
+				share = files - first;
+			kids[i] = fork();
+			if (kids[i] < 0) {
+				perror("metaops: fork");
+				return 1;
+			}
+			if (kids[i] == 0) {
+				close(gun[1]);
+				if (read(gun[0], &b, 1) < 0)
+					_exit(2);
+				_exit(run_child(dir, i, first, share, ph));
+			}
+		}
+		close(gun[0]);
+		c0 = proc_cpu(server);
+		t0 = now();
+		close(gun[1]);
+		for (i = 0; i < procs; i++) {
+			int status;
+
+			if (waitpid(kids[i], &status, 0) < 0 || !WIFEXITED(status) ||
+			    WEXITSTATUS(status) != 0)
+				ret = 1;
+		}
+		t1 = now();
+		c1 = proc_cpu(server);
+		printf("{\"phase\":\"%s\",\"files\":%ld,\"procs\":%d,\"seconds\":%.6f,"
+		       "\"ops_per_s\":%.1f,\"server_cpu_s\":%.3f}\n",
+		       phase_name[ph], files, procs, t1 - t0, files / (t1 - t0),
+		       (c0 >= 0 && c1 >= 0) ? c1 - c0 : -1.0);
+		fflush(stdout);
+	}
+
+	for (i = 0; i < procs; i++) {
+		snprintf(path, sizeof(path), "%s/m%d", dir, i);
+		rmdir(path);
+	}
+	return ret;
+
+usage:
+	fprintf(stderr, "usage: metaops [-n FILES] [-p PROCS] [--pid SERVER_PID] "
+			"[--drop-dentries] DIR\n");
+	return 2;
+}

@@ -1,0 +1,424 @@
+#!/bin/bash
+# libfring benchmark harness: fio jobs and a metadata rate on tmpfs, the
+# libfring examples (passthrough over tmpfs, memfs) on the dev and uring
+# transports, and libfuse 3.18's passthrough_hp (classic and io_uring), with
+# interleaved repetitions and the server's CPU time per job.
+#
+# See doc/benchmarks.md for what is measured and how to read the results.
+#
+# Usage: bench/run.sh [options]
+#   -r N             repetitions (default 3), interleaved: rep 1 of every
+#                    configuration, then rep 2, ...
+#   -j LIST          jobs, comma-separated (default all):
+#                    seqread,seqwrite,randread,meta
+#   -c LIST          configurations, comma-separated (default all):
+#                    tmpfs,fring-pt-dev,fring-pt-uring,fring-memfs-dev,
+#                    fring-memfs-uring,fuse-hp-classic,fuse-hp-uring
+#                    Not in the default set: fuse-hp-single (passthrough_hp
+#                    --single, classic /dev/fuse with one thread).
+#                    A "-qdN" suffix on a uring configuration sets its ring
+#                    depth (fring: -o queue_depth=N; libfuse:
+#                    -o io_uring_q_depth=N), e.g. fring-pt-uring-qd16.
+#   -t SEC           run time of each fio job (default 8)
+#   -s SIZE          file size per fio job (default 1g; 2 jobs)
+#   -n FILES         files of the metadata job (default 20000, 2 processes;
+#                    fewer if RLIMIT_NOFILE's hard limit is below 21000 and
+#                    cannot be raised, since passthrough_hp needs an fd each)
+#   -o DIR           output directory (default bench/results/DATE)
+#   --qd-sweep LIST  queue-depth sweep: configurations fring-pt-uring-qdN
+#                    for N in LIST (e.g. 1,4,8,16,32), jobs seqread,randread
+#                    unless -c/-j say otherwise
+#   --perf           profile instead of measuring: perf record -g of the
+#                    server during each selected data job, 1 repetition
+#                    (default -c fring-pt-uring -j seqread,randread)
+#   --fring-opts O   extra -o options for the libfring daemons
+#   -h               this text
+#
+# Needs: root, fio, the libfring examples built in build/ (ninja -C build),
+# and for the fuse-hp configurations libfuse built by bench/build-libfuse.sh
+# (run automatically when missing). Everything it mounts or starts is
+# unmounted and stopped at exit, and enable_uring is restored.
+set -uo pipefail
+# The whole script is one compound command, read before it runs, so that
+# editing this file during a run cannot change the run.
+{
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILDDIR=${FRING_BUILD:-$ROOT/build}
+CACHE=${FRING_BENCH_CACHE:-/var/cache/fring-bench}
+ALL_CONFIGS=tmpfs,fring-pt-dev,fring-pt-uring,fring-memfs-dev,fring-memfs-uring,fuse-hp-classic,fuse-hp-uring
+ALL_JOBS=seqread,seqwrite,randread,meta
+
+REPS=3
+JOBS=""
+CONFIGS=""
+RUNTIME=8
+SIZE=1g
+NFILES=""
+OUT=""
+QD_SWEEP=""
+PERF=0
+FRING_OPTS=""
+
+usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "${1:-0}"; }
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-r) REPS=$2; shift ;;
+	-j) JOBS=$2; shift ;;
+	-c) CONFIGS=$2; shift ;;
+	-t) RUNTIME=$2; shift ;;
+	-s) SIZE=$2; shift ;;
+	-n) NFILES=$2; shift ;;
+	-o) OUT=$2; shift ;;
+	--qd-sweep) QD_SWEEP=$2; shift ;;
+	--perf) PERF=1 ;;
+	--fring-opts) FRING_OPTS=$2; shift ;;
+	-h|--help) usage 0 ;;
+	*) echo "run.sh: unknown option $1" >&2; usage 2 ;;
+	esac
+	shift
+done
+
+if [ -n "$QD_SWEEP" ]; then
+	if [ -z "$CONFIGS" ]; then
+		CONFIGS=""
+		for n in ${QD_SWEEP//,/ }; do CONFIGS+="${CONFIGS:+,}fring-pt-uring-qd$n"; done
+	fi
+	JOBS=${JOBS:-seqread,randread}
+fi
+if [ $PERF = 1 ]; then
+	CONFIGS=${CONFIGS:-fring-pt-uring}
+	JOBS=${JOBS:-seqread,randread}
+	REPS=1
+fi
+CONFIGS=${CONFIGS:-$ALL_CONFIGS}
+JOBS=${JOBS:-$ALL_JOBS}
+
+log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+[ "$(id -u)" = 0 ] || die "run as root (mounts, /sys/module/fuse/parameters/enable_uring)"
+# Passthrough servers keep a descriptor per inode (libfuse's passthrough_hp
+# raises its soft limit to the hard one and needs more than N of them for
+# N files). Without CAP_SYS_RESOURCE the hard limit cannot be raised: then
+# the default file count shrinks to fit under it, with a warning.
+ulimit -Hn 262144 2>/dev/null
+ulimit -Sn 262144 2>/dev/null || ulimit -Sn "$(ulimit -Hn)"
+HARD_NOFILE=$(ulimit -Hn)
+if [ -z "$NFILES" ]; then
+	NFILES=20000
+	if [ "$HARD_NOFILE" != unlimited ] && [ "$HARD_NOFILE" -lt 21000 ]; then
+		NFILES=$(( (HARD_NOFILE - 1000) / 1000 * 1000 ))
+		log "warning: RLIMIT_NOFILE hard limit $HARD_NOFILE cannot be raised here;" \
+			"metadata job uses $NFILES files instead of 20000"
+	fi
+fi
+command -v fio >/dev/null || die "fio is not installed (apt-get install fio)"
+
+PT=$BUILDDIR/examples/passthrough/passthrough
+MEMFS=$BUILDDIR/examples/memfs/memfs
+HP_BUILD=$CACHE/libfuse-build
+HP=$HP_BUILD/example/passthrough_hp
+ENABLE_URING=/sys/module/fuse/parameters/enable_uring
+
+needs() { [[ ",$CONFIGS," == *",$1"* ]]; }
+needs fring-pt && { [ -x "$PT" ] || die "$PT missing: ninja -C $BUILDDIR"; }
+needs fring-memfs && { [ -x "$MEMFS" ] || die "$MEMFS missing: ninja -C $BUILDDIR"; }
+if needs fuse-hp && [ ! -x "$HP" ]; then
+	log "passthrough_hp not built: running bench/build-libfuse.sh"
+	"$ROOT/bench/build-libfuse.sh" || die "building libfuse failed"
+fi
+if [[ ",$JOBS," == *",meta,"* ]]; then
+	mkdir -p "$CACHE/bin"
+	if [ ! -x "$CACHE/bin/metaops" ] || [ "$ROOT/bench/metaops.c" -nt "$CACHE/bin/metaops" ]; then
+		cc -O2 -Wall -std=c11 -o "$CACHE/bin/metaops" "$ROOT/bench/metaops.c" || die "cannot build metaops"
+	fi
+fi
+if [ $PERF = 1 ]; then
+	command -v perf >/dev/null || die "perf is not installed (apt-get install linux-perf)"
+fi
+
+STAMP=$(date +%Y%m%d-%H%M%S)
+OUT=${OUT:-$ROOT/bench/results/$STAMP}
+mkdir -p "$OUT/raw" "$OUT/logs"
+[ $PERF = 1 ] && mkdir -p "$OUT/perf"
+CSV=$OUT/results.csv
+[ -s "$CSV" ] || echo "rep,config,job,value,unit,io_bytes,seconds,server_cpu_s,cpu_s_per_gib,cpu_us_per_op" >"$CSV"
+
+WORK=$(mktemp -d /tmp/fring-bench.XXXXXX)
+SRC=$WORK/src
+MNT=$WORK/mnt
+mkdir -p "$SRC" "$MNT"
+DAEMON_PID=""
+OLD_URING=""
+CLK_TCK=$(getconf CLK_TCK)
+
+cleanup() {
+	local rc=$?
+	trap - EXIT INT TERM
+	if mountpoint -q "$MNT" 2>/dev/null; then
+		umount "$MNT" 2>/dev/null || umount -l "$MNT" 2>/dev/null
+	fi
+	if [ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null; then
+		sleep 1
+		kill "$DAEMON_PID" 2>/dev/null
+		wait "$DAEMON_PID" 2>/dev/null
+	fi
+	if mountpoint -q "$SRC" 2>/dev/null; then
+		umount "$SRC" 2>/dev/null || umount -l "$SRC" 2>/dev/null
+	fi
+	if [ -n "$OLD_URING" ] && [ -w "$ENABLE_URING" ]; then
+		echo "$OLD_URING" >"$ENABLE_URING" 2>/dev/null && log "enable_uring restored to $OLD_URING"
+	fi
+	rm -rf "${WORK:?}/bin" "${WORK:?}/lib"
+	rmdir "$MNT" "$SRC" "$WORK" 2>/dev/null
+	exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+if [[ "$CONFIGS" == *uring* ]]; then
+	[ -e "$ENABLE_URING" ] || die "$ENABLE_URING missing: the fuse module has no io_uring support"
+	OLD_URING=$(cat "$ENABLE_URING")
+	echo Y >"$ENABLE_URING" || die "cannot set $ENABLE_URING"
+fi
+
+# Snapshot the libfring binaries: the build directory may be rebuilt while
+# the run goes on (other work in the same tree), and every repetition must
+# run the same code. The examples find the copied library through
+# LD_LIBRARY_PATH, which wins over their RUNPATH.
+mkdir -p "$WORK/bin" "$WORK/lib"
+FRING_SO=$(ldd "$PT" 2>/dev/null | awk '/libfring\.so/ { print $3; exit }')
+[ -z "$FRING_SO" ] && [ -x "$MEMFS" ] && FRING_SO=$(ldd "$MEMFS" | awk '/libfring\.so/ { print $3; exit }')
+if [ -n "$FRING_SO" ]; then
+	cp -L "$FRING_SO" "$WORK/lib/$(basename "$FRING_SO")"
+	[ -x "$PT" ] && cp "$PT" "$WORK/bin/passthrough" && PT=$WORK/bin/passthrough
+	[ -x "$MEMFS" ] && cp "$MEMFS" "$WORK/bin/memfs" && MEMFS=$WORK/bin/memfs
+fi
+FRING_ENV=(env LD_LIBRARY_PATH="$WORK/lib")
+
+# 8 GiB of tmpfs: the 2 fio files and the metadata files
+mount -t tmpfs -o size=8g,mode=1777 fring-bench-src "$SRC" || die "cannot mount tmpfs on $SRC"
+
+# --- environment -----------------------------------------------------------
+{
+	echo "date: $(date -Is)"
+	echo "kernel: $(uname -r)"
+	echo "cpus: $(nproc)"
+	echo "memory: $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
+	echo "cpu model: $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)"
+	echo "loadavg at start: $(cat /proc/loadavg)"
+	echo "fio: $(fio --version)"
+	echo "libfring: $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)"
+	[ -n "$FRING_SO" ] && echo "libfring binaries (copied at start): $(sha256sum "$WORK/lib/"* "$WORK/bin/"* 2>/dev/null | awk '{ printf "%s %.12s  ", $2, $1 }' | sed "s|$WORK/||g")"
+	echo "libfring build: $(sed -n 's/.*"buildtype", "value": "\([a-z]*\)".*/\1/p' "$BUILDDIR/meson-info/intro-buildoptions.json" 2>/dev/null)"
+	[ -x "$HP" ] && echo "libfuse: $(cat "$HP_BUILD/VERSION" 2>/dev/null || echo '?') ($HP)"
+	echo "enable_uring before: ${OLD_URING:-untouched}"
+	echo "configs: $CONFIGS"
+	echo "jobs: $JOBS"
+	echo "reps: $REPS, runtime ${RUNTIME}s, size $SIZE x 2 jobs, metadata job $NFILES files over 2 procs"
+	[ -n "$FRING_OPTS" ] && echo "fring extra options: $FRING_OPTS"
+} >"$OUT/env.txt"
+cat "$OUT/env.txt" >&2
+
+# --- configurations --------------------------------------------------------
+cpu_of() { # utime+stime of a process in ticks
+	local s
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || { echo -1; return; }
+	s=${s##*) }
+	set -- $s
+	echo $(( ${12} + ${13} ))
+}
+
+is_mounted() { awk -v m="$1" '$5 == m { f=1 } END { exit !f }' /proc/self/mountinfo; }
+
+# start_config NAME REP: mounts the configuration, sets DIR and DAEMON_PID
+start_config() {
+	local name=$1 rep=$2 base qd="" opts cmd=() i
+	base=$name
+	if [[ "$name" =~ ^(.*-uring)-qd([0-9]+)$ ]]; then
+		base=${BASH_REMATCH[1]}
+		qd=${BASH_REMATCH[2]}
+	fi
+	DAEMON_PID=""
+	rm -rf "${SRC:?}"/* 2>/dev/null
+	case "$base" in
+	tmpfs)
+		DIR=$SRC
+		return 0 ;;
+	fring-pt-dev|fring-pt-uring|fring-memfs-dev|fring-memfs-uring)
+		opts="transport=${base##*-}${qd:+,queue_depth=$qd}${FRING_OPTS:+,$FRING_OPTS}"
+		if [[ "$base" == fring-pt-* ]]; then
+			cmd=("$PT" -f -o "$opts" --stats-file="$OUT/logs/$name.rep$rep.stats.json" "$SRC" "$MNT")
+		else
+			cmd=("$MEMFS" -f -o "$opts" --stats-file="$OUT/logs/$name.rep$rep.stats.json" "$MNT")
+		fi ;;
+	fuse-hp-classic)
+		cmd=("$HP" --foreground --nopassthrough "$SRC" "$MNT") ;;
+	fuse-hp-single)
+		cmd=("$HP" --foreground --nopassthrough --single "$SRC" "$MNT") ;;
+	fuse-hp-uring)
+		cmd=("$HP" --foreground --nopassthrough -o "io_uring${qd:+,io_uring_q_depth=$qd}" "$SRC" "$MNT") ;;
+	*)
+		log "unknown configuration $name"
+		return 1 ;;
+	esac
+	echo "${cmd[*]}" >>"$OUT/logs/commands.txt"
+	[[ "$base" == fring-* ]] && cmd=("${FRING_ENV[@]}" "${cmd[@]}")
+	"${cmd[@]}" >"$OUT/logs/$name.rep$rep.log" 2>&1 &
+	DAEMON_PID=$!
+	for i in $(seq 100); do
+		is_mounted "$MNT" && break
+		kill -0 "$DAEMON_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if ! is_mounted "$MNT"; then
+		log "$name did not mount; its log:"
+		cat "$OUT/logs/$name.rep$rep.log" >&2
+		stop_config
+		return 1
+	fi
+	DIR=$MNT
+}
+
+stop_config() {
+	local i
+	[ -z "$DAEMON_PID" ] && { rm -rf "${SRC:?}"/* 2>/dev/null; return 0; }
+	is_mounted "$MNT" && umount "$MNT" 2>/dev/null
+	for i in $(seq 100); do
+		kill -0 "$DAEMON_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$DAEMON_PID" 2>/dev/null; then
+		log "daemon $DAEMON_PID did not exit after umount: killing it"
+		kill "$DAEMON_PID" 2>/dev/null
+		sleep 0.5
+		kill -9 "$DAEMON_PID" 2>/dev/null
+	fi
+	wait "$DAEMON_PID" 2>/dev/null
+	is_mounted "$MNT" && umount -l "$MNT" 2>/dev/null
+	DAEMON_PID=""
+	rm -rf "${SRC:?}"/* 2>/dev/null
+}
+
+# --- jobs ------------------------------------------------------------------
+fio_args() { # JOB -> fio arguments (without --directory)
+	case "$1" in
+	prep) echo "--name=prep --rw=write --bs=1M --ioengine=sync" ;;
+	seqread) echo "--name=seqread --rw=read --bs=1M --ioengine=sync --time_based --runtime=$RUNTIME" ;;
+	seqwrite) echo "--name=seqwrite --rw=write --bs=1M --ioengine=sync --time_based --runtime=$RUNTIME" ;;
+	randread) echo "--name=randread --rw=randread --bs=4k --ioengine=io_uring --iodepth=32 --time_based --runtime=$RUNTIME" ;;
+	esac
+}
+
+run_fio() { # JOB DIR OUTFILE
+	local job=$1 dir=$2 out=$3
+	# shellcheck disable=SC2046
+	fio $(fio_args "$job") --directory="$dir" --filename_format='bench.$jobnum' \
+		--size="$SIZE" --numjobs=2 --direct=1 --group_reporting \
+		--output-format=json --output="$out" >/dev/null 2>>"$OUT/logs/fio.stderr"
+}
+
+record() { # rep config job value unit io_bytes seconds cpu_s
+	local gib per_gib="" per_op=""
+	if [ "$8" != "" ]; then
+		if [ "$6" -gt 0 ] 2>/dev/null && [[ "$2" != tmpfs ]] && [[ "$3" != meta-* ]]; then
+			per_gib=$(awk -v c="$8" -v b="$6" 'BEGIN { printf "%.4f", c / (b / 1073741824) }')
+		fi
+		if [[ "$3" == meta-* ]]; then
+			per_op=$(awk -v c="$8" -v n="$NFILES" 'BEGIN { printf "%.2f", c * 1e6 / n }')
+		fi
+	fi
+	echo "$1,$2,$3,$4,$5,$6,$7,$8,$per_gib,$per_op" >>"$CSV"
+}
+
+fio_result() { # file rw -> "value io_bytes seconds" (MiB/s for 1M, IOPS for 4k)
+	python3 - "$1" "$2" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+job = j["jobs"][0]
+r = job[sys.argv[2]]
+# wall time of the group: bytes / aggregate bandwidth (job_runtime is a sum)
+secs = r["io_bytes"] / r["bw_bytes"] if r["bw_bytes"] else 0
+print(r["bw_bytes"] / 1048576.0, r["iops"], r["io_bytes"], round(secs, 3))
+EOF
+}
+
+run_job() { # rep config job
+	local rep=$1 conf=$2 job=$3 raw=$OUT/raw/rep$1-$2-$3.json c0 c1 cpu="" perfpid=""
+	local bw iops bytes secs
+	if [ "$job" = meta ]; then
+		local m=$OUT/raw/rep$rep-$conf-meta.jsonl
+		"$CACHE/bin/metaops" -n "$NFILES" -p 2 --drop-dentries ${DAEMON_PID:+--pid "$DAEMON_PID"} "$DIR" >"$m" 2>>"$OUT/logs/metaops.stderr" ||
+			{ log "metaops failed on $conf (see logs/metaops.stderr): not recorded"; return; }
+		while read -r ph ops secs cpu; do
+			record "$rep" "$conf" "meta-$ph" "$ops" ops/s 0 "$secs" "$cpu"
+			log "  $conf meta-$ph: $ops ops/s${cpu:+, server CPU ${cpu}s}"
+		done < <(python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    cpu = d["server_cpu_s"]
+    print(d["phase"], d["ops_per_s"], d["seconds"], "" if cpu < 0 else cpu)
+' "$m")
+		return
+	fi
+	[ -n "$DAEMON_PID" ] && c0=$(cpu_of "$DAEMON_PID")
+	if [ $PERF = 1 ] && [ -n "$DAEMON_PID" ]; then
+		perf record -g -p "$DAEMON_PID" -o "$OUT/perf/$conf-$job.data" -- sleep "$RUNTIME" \
+			>>"$OUT/logs/perf.stderr" 2>&1 &
+		perfpid=$!
+	fi
+	run_fio "$job" "$DIR" "$raw" || { log "fio $job failed on $conf"; return; }
+	if [ -n "$perfpid" ]; then
+		wait "$perfpid"
+		perf report -i "$OUT/perf/$conf-$job.data" --stdio --no-children --sort dso,sym \
+			--percent-limit 0.5 -g none >"$OUT/perf/$conf-$job.txt" 2>>"$OUT/logs/perf.stderr"
+		perf report -i "$OUT/perf/$conf-$job.data" --stdio --children --sort sym \
+			--percent-limit 5 -g caller,0.5,callee --max-stack 12 >"$OUT/perf/$conf-$job.callers.txt" 2>>"$OUT/logs/perf.stderr"
+		log "  perf: $OUT/perf/$conf-$job.txt"
+	fi
+	[ -n "$DAEMON_PID" ] && c1=$(cpu_of "$DAEMON_PID")
+	if [ -n "$DAEMON_PID" ] && [ "$c0" -ge 0 ] && [ "$c1" -ge 0 ]; then
+		cpu=$(awk -v a="$c0" -v b="$c1" -v t="$CLK_TCK" 'BEGIN { printf "%.2f", (b - a) / t }')
+	fi
+	local rw=read
+	[ "$job" = seqwrite ] && rw=write
+	read -r bw iops bytes secs < <(fio_result "$raw" "$rw")
+	if [ "$job" = randread ]; then
+		record "$rep" "$conf" "$job" "$(printf %.0f "$iops")" IOPS "$bytes" "$secs" "$cpu"
+		log "  $conf $job: $(printf %.0f "$iops") IOPS${cpu:+, server CPU ${cpu}s}"
+	else
+		record "$rep" "$conf" "$job" "$(printf %.1f "$bw")" MiB/s "$bytes" "$secs" "$cpu"
+		log "  $conf $job: $(printf %.0f "$bw") MiB/s${cpu:+, server CPU ${cpu}s}"
+	fi
+}
+
+# --- the run ---------------------------------------------------------------
+IFS=, read -r -a CONF_LIST <<<"$CONFIGS"
+IFS=, read -r -a JOB_LIST <<<"$JOBS"
+T_START=$(date +%s)
+for rep in $(seq "$REPS"); do
+	for conf in "${CONF_LIST[@]}"; do
+		log "rep $rep/$REPS: $conf"
+		start_config "$conf" "$rep" || continue
+		if [[ ",$JOBS," =~ ,(seqread|seqwrite|randread), ]]; then
+			run_fio prep "$DIR" "$OUT/raw/rep$rep-$conf-prep.json" || log "prep failed on $conf"
+		fi
+		for job in "${JOB_LIST[@]}"; do
+			run_job "$rep" "$conf" "$job"
+		done
+		stop_config
+	done
+done
+log "measured in $(( $(date +%s) - T_START )) s"
+echo "elapsed: $(( $(date +%s) - T_START )) s; loadavg at end: $(cat /proc/loadavg)" >>"$OUT/env.txt"
+
+if [ $PERF = 0 ]; then
+	python3 "$ROOT/bench/summarize.py" "$OUT" >"$OUT/summary.md" && log "summary: $OUT/summary.md"
+	cat "$OUT/summary.md"
+fi
+log "results: $OUT"
+exit
+}
