@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# check-install.sh BUILDDIR SOURCEDIR: `meson install` into a scratch
+# DESTDIR, then build examples/hello outside the tree with pkg-config, once
+# against the shared library and once against the static archive, and run
+# both. Also checks that the shared object exports only fring_* symbols.
+set -euo pipefail
+build=$(realpath "$1")
+src=$(realpath "$2")
+tmp=$(mktemp -d /tmp/fring-install.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+ok() { echo "ok $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+
+meson install -C "$build" --destdir "$tmp/root" --no-rebuild --quiet >/dev/null
+pc=$(find "$tmp/root" -name fring.pc | head -n1)
+[[ -n $pc ]] && ok install.pc || { fail install.pc "no fring.pc installed"; echo "$passed passed, $failed failed"; exit 1; }
+export PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$tmp/root
+libdir=$(dirname "$(dirname "$pc")")
+[[ -f $(find "$tmp/root" -path '*/include/fring/fring.h' | head -n1) ]] && ok install.header || fail install.header "fring/fring.h missing"
+
+cp "$src/examples/hello/hello.c" "$tmp/hello.c"
+if cc -Wall -Wextra -Werror "$tmp/hello.c" $(pkg-config --cflags --libs fring) \
+	-Wl,-rpath,"$libdir" -o "$tmp/hello-shared" && "$tmp/hello-shared" --version | grep -q libfring; then
+	ok install.shared_build_and_run
+else
+	fail install.shared_build_and_run "cc \$(pkg-config --cflags --libs fring) failed"
+fi
+if cc "$tmp/hello.c" $(pkg-config --cflags fring) "$libdir/libfring.a" \
+	$(pkg-config --libs-only-other --static fring) -luring -o "$tmp/hello-static" &&
+	"$tmp/hello-static" --version | grep -q libfring && ! ldd "$tmp/hello-static" | grep -q libfring; then
+	ok install.static_build_and_run
+else
+	fail install.static_build_and_run "linking libfring.a failed"
+fi
+bad=$(nm -D --defined-only "$libdir/libfring.so" | awk '$2 ~ /[TDBR]/ {print $3}' | grep -v '^fring_' || true)
+[[ -z $bad ]] && ok install.exports_only_fring || fail install.exports_only_fring "also exports: $bad"
+soname=$(objdump -p "$libdir/libfring.so" | awk '/SONAME/ {print $2}')
+[[ $soname == libfring.so.0 ]] && ok install.soname || fail install.soname "soname $soname"
+echo "$passed passed, $failed failed"
+((failed == 0))
