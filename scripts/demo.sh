@@ -22,7 +22,7 @@ grep " $mnt " /proc/mounts
 set -x
 mkdir "$mnt/work"
 cp -a /usr/include "$mnt/work/include"
-diff -r /usr/include "$mnt/work/include"
+diff -r --no-dereference /usr/include "$mnt/work/include"
 du -sh "$mnt/work/include"
 cd "$mnt/work"
 git init -q repo && cd repo
