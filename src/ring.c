@@ -182,6 +182,19 @@ static void rt_drain_handoff(struct ring_thread *rt)
 	}
 }
 
+/*
+ * The kernel names a request's pool buffer by its offset from the pool base
+ * (buffer i at i * bsz). A request without a buffer reports 0 too, which is
+ * harmless: such requests carry no payload. NULL for an offset that is not
+ * the start of a buffer inside the pool.
+ */
+char *ring_pool_buf(const struct fring_queue *q, size_t bsz, uint32_t off)
+{
+	if (!q->pool || !bsz || off % bsz || (size_t)off + bsz > q->pool_len)
+		return NULL;
+	return q->pool + off;
+}
+
 static void rt_entry_request(struct ring_thread *rt, struct fring_req *req)
 {
 	struct fuse_uring_req_header *h = &req->hdr;
@@ -193,20 +206,14 @@ static void rt_entry_request(struct ring_thread *rt, struct fring_req *req)
 	req->commit_id = h->ring_ent_in_out.commit_id;
 	req->in_len = ih->len;
 	if (req->q->pool) {
-		/* The kernel names the request's buffer by its offset from
-		 * the pool base; a request without one reports 0 too, which
-		 * is harmless since such requests carry no payload. */
-		uint32_t off = h->ring_ent_in_out.offset;
-		size_t bsz = rt->rs->payload_sz;
-
-		if (off % bsz || (size_t)off + bsz > req->q->pool_len) {
-			req->data = NULL;
+		req->datasz = rt->rs->payload_sz;
+		req->data = ring_pool_buf(req->q, req->datasz,
+					  h->ring_ent_in_out.offset);
+		if (!req->data) {
 			req->datasz = 0;
 			fring_reject(req, ih, "pool offset outside the pool");
 			return;
 		}
-		req->data = req->q->pool + off;
-		req->datasz = bsz;
 		if (psz)
 			stat_add(req->q, pool_requests, 1);
 	}

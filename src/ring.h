@@ -74,6 +74,8 @@ struct ring_io {
 
 FRING_HIDDEN extern const struct fring_tp fring_tp_ring;
 FRING_HIDDEN unsigned ring_nr_queues(void);
+FRING_HIDDEN char *ring_pool_buf(const struct fring_queue *q, size_t bsz,
+				 uint32_t off);
 FRING_HIDDEN int ring_prepare(struct fring_session *se);
 FRING_HIDDEN void ring_go(struct fring_session *se, bool go);
 FRING_HIDDEN void ring_stop(struct fring_session *se);
