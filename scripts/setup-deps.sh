@@ -2,7 +2,8 @@
 # Installs what building and testing libfring needs (Debian bookworm).
 set -euo pipefail
 pkgs=(gcc clang meson ninja-build pkg-config liburing-dev libcmocka-dev fuse3
-      util-linux python3 valgrind)
+      util-linux python3 valgrind
+      qemu-system-x86 busybox-static debian-archive-keyring)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
@@ -13,5 +14,5 @@ if [ "${#missing[@]}" -gt 0 ]; then
 		exit 1
 	fi
 	apt-get update -q
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi

@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# fetch-kernel.sh: prints the path of a Linux 7.3+ bzImage for the vm tier.
+#
+# FRING_VM_KERNEL=PATH: that file is used as it is (nothing is fetched).
+# Otherwise Debian's cloud kernel from trixie-backports is fetched once into
+# the cache directory ${FRING_VM_CACHE:-/var/cache/fring-vm} and reused:
+#  - apt runs on a private state there (its own sources list, lists, package
+#    cache and an empty dpkg status): the machine's apt configuration is read,
+#    never changed;
+#  - the archive URI is the one this machine's apt sources use for Debian
+#    (FRING_VM_APT_URI overrides it), checked with the machine's Debian
+#    archive keyring;
+#  - the newest linux-binary-<7.3 or later>-cloud-amd64 is downloaded and its
+#    vmlinuz extracted with dpkg-deb.
+# Exit status: 0 with the path on stdout; 2 when no kernel can be had (the
+# reason on stderr); 1 on a usage or unexpected error.
+set -euo pipefail
+
+die() { # STATUS MESSAGE
+	echo "fetch-kernel: $2" >&2
+	exit "$1"
+}
+
+if [[ -n ${FRING_VM_KERNEL:-} ]]; then
+	[[ -f $FRING_VM_KERNEL && -r $FRING_VM_KERNEL ]] ||
+		die 2 "FRING_VM_KERNEL=$FRING_VM_KERNEL is not a readable file"
+	realpath "$FRING_VM_KERNEL"
+	exit 0
+fi
+
+CACHE=${FRING_VM_CACHE:-/var/cache/fring-vm}
+MIN_VERSION=7.3
+KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
+SUITE=trixie-backports
+
+# the cached kernel: nothing to do
+if [[ -s $CACHE/vmlinuz ]]; then
+	realpath "$CACHE/vmlinuz"
+	exit 0
+fi
+
+for tool in apt-get apt-cache dpkg-deb; do
+	command -v "$tool" >/dev/null ||
+		die 2 "no $tool on this machine: set FRING_VM_KERNEL to a Linux $MIN_VERSION+ bzImage instead"
+done
+[[ -r $KEYRING ]] ||
+	die 2 "no $KEYRING (package debian-archive-keyring): cannot check the archive; set FRING_VM_KERNEL instead"
+mkdir -p "$CACHE" 2>/dev/null || true
+[[ -d $CACHE && -w $CACHE ]] ||
+	die 2 "cannot write the cache directory $CACHE: set FRING_VM_CACHE to a writable directory (or FRING_VM_KERNEL)"
+
+# ---------------------------------------------------------------------------
+# The Debian archive URI, from this machine's apt sources.
+debian_suite_re='^(bookworm|trixie|forky|duke|stable|oldstable|testing|unstable|sid)(-updates)?$'
+
+uri_from_deb822() { # FILE...: URIs of the first stanza with a Debian suite
+	awk -v re="$debian_suite_re" '
+		function flush() {
+			if (!done && uris != "" && types ~ /(^| )deb( |$)/) {
+				n = split(suites, s, /[ \t]+/)
+				for (i = 1; i <= n; i++)
+					if (s[i] ~ re) { split(uris, u, /[ \t]+/); print u[1]; done = 1; break }
+			}
+			uris = ""; suites = ""; types = ""; enabled = 1
+		}
+		/^[ \t]*#/ { next }
+		/^[ \t]*$/ { flush(); next }
+		tolower($1) == "types:" { $1 = ""; types = $0 }
+		tolower($1) == "uris:" { $1 = ""; sub(/^[ \t]+/, ""); uris = $0 }
+		tolower($1) == "suites:" { $1 = ""; sub(/^[ \t]+/, ""); suites = $0 }
+		tolower($1) == "enabled:" && tolower($2) == "no" { types = "" }
+		END { flush() }
+	' "$@" 2>/dev/null
+}
+
+uri_from_list() { # FILE...: the URI of the first "deb" line with a Debian suite
+	awk -v re="$debian_suite_re" '
+		/^[ \t]*deb[ \t]/ {
+			i = 2
+			if ($i ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ }
+			if ($(i + 1) ~ re) { print $i; exit }
+		}
+	' "$@" 2>/dev/null
+}
+
+find_uri() {
+	local uri='' f
+	local -a sources=() lists=()
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[[ -r $f ]] && sources+=("$f")
+	done
+	[[ -r /etc/apt/sources.list ]] && lists+=(/etc/apt/sources.list)
+	for f in /etc/apt/sources.list.d/*.list; do
+		[[ -r $f ]] && lists+=("$f")
+	done
+	if ((${#sources[@]})); then
+		uri=$(uri_from_deb822 "${sources[@]}" | head -n 1)
+	fi
+	if [[ -z $uri ]] && ((${#lists[@]})); then
+		uri=$(uri_from_list "${lists[@]}" | head -n 1)
+	fi
+	echo "$uri"
+}
+
+URI=${FRING_VM_APT_URI:-$(find_uri)}
+[[ -n $URI ]] ||
+	die 2 "found no Debian archive in /etc/apt/sources.list{,.d/*.sources,.d/*.list} (an entry for bookworm, trixie, stable, ...): set FRING_VM_APT_URI or FRING_VM_KERNEL"
+
+# ---------------------------------------------------------------------------
+# A private apt state under $CACHE/apt.
+A=$CACHE/apt
+mkdir -p "$A/lists/partial" "$A/archives/partial" "$A/pkgcache" "$A/deb"
+echo "deb [signed-by=$KEYRING] $URI $SUITE main" >"$A/sources.list"
+: >"$A/status"
+apt_opts=(
+	-o "Dir::State::Lists=$A/lists"
+	-o "Dir::State::status=$A/status"
+	-o "Dir::Etc::SourceList=$A/sources.list"
+	-o "Dir::Etc::SourceParts=/dev/null"
+	-o "Dir::Etc::Preferences=/dev/null"
+	-o "Dir::Etc::PreferencesParts=/dev/null"
+	-o "Dir::Cache=$A/pkgcache"
+	-o "Dir::Cache::pkgcache=$A/pkgcache/pkgcache.bin"
+	-o "Dir::Cache::srcpkgcache=$A/pkgcache/srcpkgcache.bin"
+	-o "Dir::Cache::Archives=$A/archives"
+	-o "APT::Get::List-Cleanup=false"
+	-o "Acquire::Languages=none"
+)
+if [[ $(id -u) == 0 ]]; then
+	# the files are root's and private: no need to drop to _apt
+	apt_opts+=(-o "APT::Sandbox::User=root")
+fi
+
+echo "fetch-kernel: apt-get update of '$SUITE main' from $URI (private state in $A)" >&2
+if ! apt-get "${apt_opts[@]}" -q --error-on=any update >"$A/update.log" 2>&1; then
+	sed 's/^/fetch-kernel:   /' "$A/update.log" >&2
+	die 2 "apt-get update of $SUITE from $URI failed (see above); set FRING_VM_KERNEL to use a kernel of your own"
+fi
+if grep -qE '^(W|E): ' "$A/update.log"; then
+	grep -E '^(W|E): ' "$A/update.log" | sed 's/^/fetch-kernel:   /' >&2
+fi
+
+# The newest linux-binary-X.Y.Z+...-cloud-amd64 with X.Y >= 7.3 (the signed
+# one; the -unsigned twin only if there is no other).
+names=$(apt-cache "${apt_opts[@]}" pkgnames linux-binary- 2>/dev/null |
+	grep -E '^linux-binary-(unsigned-)?[0-9]+\.[0-9]+(\.[0-9]+)?\+[^ ]*-cloud-amd64$' || true)
+[[ -n $names ]] ||
+	die 2 "the archive $URI $SUITE has no linux-binary-*-cloud-amd64 package (is it a Debian mirror with $SUITE?); set FRING_VM_KERNEL"
+pick=
+for want_unsigned in 0 1; do
+	pick=$(while read -r n; do
+		v=${n#linux-binary-}
+		unsigned=0
+		if [[ $v == unsigned-* ]]; then
+			unsigned=1
+			v=${v#unsigned-}
+		fi
+		[[ $unsigned == "$want_unsigned" ]] || continue
+		v=${v%%+*}
+		# keep versions >= MIN_VERSION
+		if [[ $(printf '%s\n%s\n' "$MIN_VERSION" "$v" | sort -V | head -n 1) == "$MIN_VERSION" ]]; then
+			echo "$v $n"
+		fi
+	done <<<"$names" | sort -V -k1,1 | tail -n 1 | cut -d' ' -f2)
+	[[ -n $pick ]] && break
+done
+if [[ -z $pick ]]; then
+	newest=$(sed -E 's/^linux-binary-(unsigned-)?//; s/\+.*//' <<<"$names" | sort -V | tail -n 1)
+	die 2 "the archive $URI $SUITE has no cloud kernel $MIN_VERSION or later (newest: $newest); set FRING_VM_KERNEL"
+fi
+version=$(apt-cache "${apt_opts[@]}" show "$pick" 2>/dev/null | awk '/^Version:/ { print $2; exit }')
+echo "fetch-kernel: downloading $pick $version" >&2
+
+rm -f "$A/deb/"*.deb
+if ! (cd "$A/deb" && apt-get "${apt_opts[@]}" -q download "$pick=$version") >"$A/download.log" 2>&1; then
+	sed 's/^/fetch-kernel:   /' "$A/download.log" >&2
+	die 2 "apt-get download $pick=$version failed (see above)"
+fi
+deb=$(find "$A/deb" -maxdepth 1 -name '*.deb' | head -n 1)
+[[ -n $deb ]] || die 2 "apt-get download $pick left no .deb in $A/deb"
+
+X=$A/extract
+rm -rf "$X"
+mkdir -p "$X"
+dpkg-deb -x "$deb" "$X"
+img=$(find "$X/boot" "$X/usr/lib/modules" "$X/lib/modules" \
+	\( -name 'vmlinuz-*' -o -name vmlinuz \) -type f 2>/dev/null | head -n 1 || true)
+[[ -n $img ]] || die 2 "$pick has no /boot/vmlinuz-* nor /usr/lib/modules/*/vmlinuz"
+
+# keep the image under its package name, point $CACHE/vmlinuz at it
+cp "$img" "$CACHE/$pick.vmlinuz.tmp"
+mv "$CACHE/$pick.vmlinuz.tmp" "$CACHE/$pick.vmlinuz"
+echo "$pick $version $(basename "$deb")" >"$CACHE/kernel-package"
+ln -sfn "$pick.vmlinuz" "$CACHE/vmlinuz"
+rm -rf "$X" "$A/deb/"*.deb
+echo "fetch-kernel: cached $CACHE/$pick.vmlinuz ($pick $version)" >&2
+realpath "$CACHE/vmlinuz"

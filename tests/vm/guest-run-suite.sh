@@ -1,0 +1,278 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# guest-run-suite.sh MEMFS TRANSPORT TEST [ARGS...]
+#
+# The vm guest's variant of tests/e2e/run-suite.sh (which it follows line by
+# line): the guest has no python, so the --stats-file is read with
+# guest-stats.sh (awk). It also
+#  - prints memfs's "mounted ...: FUSE 7.x, transport ..." line,
+#  - prints the stats JSON as one line "@@FRING-STATS {...}@@" for run-vm.sh,
+#  - checks FRING_VM_STATS_EXPECT: space-separated KEY>N, KEY>=N, KEY=V or
+#    KEY!=V on the stats (keys as guest-stats.sh names them, e.g.
+#    "zero_copy_requests>0 per_queue.1.requests>0").
+#
+# Mounts MEMFS (in the foreground, in the background of this script) with
+#   -o transport=TRANSPORT,allow_other,default_permissions[,$FRING_E2E_OPTS]
+# on a fresh directory, runs "TEST MOUNTPOINT ARGS...", unmounts, waits for
+# MEMFS to exit and checks its --stats-file: the transport is the one asked
+# for (unless "auto") and it answered requests.
+#
+# Exit status: the test's own; 1 if a check of this script failed; 77 (skip)
+# stays 77 unless FRING_E2E_NO_SKIP=1, which turns it into 1.
+# Environment: FRING_E2E_OPTS (more -o options), FRING_E2E_TIMEOUT (seconds
+# for TEST, 900), FRING_E2E_KEEP=1 (keep the temporary directory),
+# FRING_VM_STATS_EXPECT (above).
+set -euo pipefail
+STATS_TOOL=$(dirname "${BASH_SOURCE[0]}")/guest-stats.sh
+
+usage() {
+	echo "usage: $0 MEMFS TRANSPORT TEST [ARGS...]" >&2
+	exit 1
+}
+
+[[ $# -ge 3 ]] || usage
+MEMFS=$1
+TRANSPORT=$2
+TEST=$3
+shift 3
+
+no_skip=${FRING_E2E_NO_SKIP:-0}
+skip() {
+	echo "SKIP: $*"
+	if [[ $no_skip == 1 ]]; then
+		echo "FRING_E2E_NO_SKIP=1: a skip counts as a failure"
+		exit 1
+	fi
+	exit 77
+}
+
+[[ $(id -u) == 0 ]] || skip "run-suite.sh mounts with allow_other: it needs root"
+[[ -c /dev/fuse ]] || skip "no /dev/fuse"
+[[ -x $MEMFS ]] || { echo "guest-run-suite: $MEMFS is not an executable"; exit 1; }
+[[ -x $TEST ]] || { echo "guest-run-suite: $TEST is not an executable"; exit 1; }
+
+# The io_uring transport needs the fuse module's switch on; the old value
+# is put back on exit.
+URING_PARAM=/sys/module/fuse/parameters/enable_uring
+uring_old=
+if [[ $TRANSPORT == uring ]]; then
+	[[ -w $URING_PARAM ]] || skip "no $URING_PARAM: this kernel has no FUSE-over-io_uring"
+	uring_old=$(cat "$URING_PARAM")
+	echo Y >"$URING_PARAM"
+fi
+
+passed=0
+failed=0
+ok() {
+	echo "ok $1"
+	passed=$((passed + 1))
+}
+fail() {
+	echo "FAIL $1: $2"
+	failed=$((failed + 1))
+}
+
+TMP=$(mktemp -d /tmp/fring-e2e.XXXXXX)
+# the non-root part of the tests must be able to walk down to the mountpoint
+chmod 755 "$TMP"
+MNT=$TMP/mnt
+STATS=$TMP/stats.json
+LOG=$TMP/memfs.log
+OUT=$TMP/test.out
+mkdir "$MNT"
+chmod 755 "$MNT"
+memfs_pid=
+
+is_mounted() {
+	# field 5 of mountinfo is the mount point
+	awk -v m="$1" '$5 == m { found = 1 } END { exit !found }' /proc/self/mountinfo
+}
+
+# shellcheck disable=SC2317  # (run by the trap)
+cleanup() {
+	local rc=$?
+	set +e
+	if is_mounted "$MNT"; then
+		umount "$MNT" 2>/dev/null || umount -l "$MNT" 2>/dev/null
+	fi
+	if [[ -n $memfs_pid ]] && kill -0 "$memfs_pid" 2>/dev/null; then
+		kill -TERM "$memfs_pid" 2>/dev/null
+		for _ in $(seq 50); do
+			kill -0 "$memfs_pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$memfs_pid" 2>/dev/null
+	fi
+	if [[ -n $uring_old ]]; then
+		echo "$uring_old" >"$URING_PARAM"
+	fi
+	if [[ ${FRING_E2E_KEEP:-0} == 1 ]]; then
+		echo "# kept $TMP"
+	else
+		rm -rf "$TMP"
+	fi
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
+
+show_log() {
+	echo "# --- memfs output (last 60 lines of $LOG) ---"
+	tail -n 60 "$LOG" 2>/dev/null | sed 's/^/# /' || true
+}
+
+opts="transport=$TRANSPORT,allow_other,default_permissions"
+if [[ -n ${FRING_E2E_OPTS:-} ]]; then
+	opts="$opts,$FRING_E2E_OPTS"
+fi
+# FRING_E2E_FS_ARGS: positional arguments before the mountpoint (e.g. the
+# source directory of examples/passthrough)
+read -r -a fs_args <<<"${FRING_E2E_FS_ARGS:-}"
+echo "# $MEMFS -f -o $opts --stats-file=$STATS ${fs_args[*]} $MNT"
+"$MEMFS" -f -o "$opts" --stats-file="$STATS" "${fs_args[@]}" "$MNT" >"$LOG" 2>&1 &
+memfs_pid=$!
+
+# wait (bounded) for the mount to appear
+mounted=0
+for _ in $(seq 200); do
+	if is_mounted "$MNT"; then
+		mounted=1
+		break
+	fi
+	if ! kill -0 "$memfs_pid" 2>/dev/null; then
+		break
+	fi
+	sleep 0.05
+done
+if [[ $mounted != 1 ]]; then
+	fail run-suite.mount "expected $MNT in /proc/self/mountinfo within 10 s got none"
+	show_log
+	echo "$passed passed, $failed failed"
+	exit 1
+fi
+ok run-suite.mount
+
+# run the test; its output goes through and into $OUT for the summary
+set +e
+timeout -k 10 "${FRING_E2E_TIMEOUT:-900}" "$TEST" "$MNT" "$@" 2>&1 | tee "$OUT"
+test_rc=${PIPESTATUS[0]}
+set -e
+# (busybox timeout exits 143 where coreutils exits 124)
+if [[ $test_rc == 124 || $test_rc == 137 || $test_rc == 143 ]]; then
+	fail run-suite.test_time "expected $TEST to finish within ${FRING_E2E_TIMEOUT:-900} s"
+fi
+
+# unmount, then memfs must exit by itself
+if umount "$MNT" 2>"$TMP/umount.err"; then
+	ok run-suite.umount
+else
+	fail run-suite.umount "expected umount to work got: $(cat "$TMP/umount.err")"
+	umount -l "$MNT" 2>/dev/null || true
+fi
+exited=0
+for _ in $(seq 100); do
+	if ! kill -0 "$memfs_pid" 2>/dev/null; then
+		exited=1
+		break
+	fi
+	sleep 0.1
+done
+if [[ $exited == 1 ]]; then
+	set +e
+	wait "$memfs_pid"
+	memfs_rc=$?
+	set -e
+	memfs_pid=
+	if [[ $memfs_rc == 0 ]]; then
+		ok run-suite.memfs_exit
+	else
+		fail run-suite.memfs_exit "expected memfs to exit 0 after the unmount got $memfs_rc"
+		show_log
+	fi
+else
+	fail run-suite.memfs_exit "expected memfs to exit within 10 s of the unmount, it did not"
+	show_log
+fi
+
+# what memfs said it mounted (FUSE version, transport and why)
+sed -n '/mounted /s/^/# memfs: /p' "$LOG"
+
+# the statistics
+if [[ -s $STATS ]]; then
+	ok run-suite.stats_file
+	stats_transport=$("$STATS_TOOL" "$STATS" transport 2>&1) || stats_transport="?"
+	stats_requests=$("$STATS_TOOL" "$STATS" requests 2>&1) || stats_requests=-1
+	if [[ $TRANSPORT == auto || $stats_transport == "$TRANSPORT" ]]; then
+		ok run-suite.stats_transport
+	else
+		fail run-suite.stats_transport "expected \"$TRANSPORT\" got \"$stats_transport\""
+	fi
+	if [[ $stats_requests =~ ^[0-9]+$ && $stats_requests -gt 0 ]]; then
+		ok run-suite.stats_requests
+	else
+		fail run-suite.stats_requests "expected requests > 0 got $stats_requests"
+	fi
+	for e in ${FRING_VM_STATS_EXPECT:-}; do
+		if [[ ! $e =~ ^([A-Za-z0-9_.]+)(\>=|\>|!=|=)(.*)$ ]]; then
+			fail run-suite.stats_expect "expected KEY>N, KEY>=N, KEY=V or KEY!=V in FRING_VM_STATS_EXPECT got \"$e\""
+			continue
+		fi
+		key=${BASH_REMATCH[1]} op=${BASH_REMATCH[2]} want=${BASH_REMATCH[3]}
+		got=$("$STATS_TOOL" "$STATS" "$key" 2>/dev/null) || got="(none)"
+		case $op in
+		'>') [[ $got =~ ^[0-9]+$ && $want =~ ^[0-9]+$ ]] && ((got > want)) && r=1 || r=0 ;;
+		'>=') [[ $got =~ ^[0-9]+$ && $want =~ ^[0-9]+$ ]] && ((got >= want)) && r=1 || r=0 ;;
+		'=') [[ $got == "$want" ]] && r=1 || r=0 ;;
+		'!=') [[ $got != "$want" ]] && r=1 || r=0 ;;
+		esac
+		if [[ $r == 1 ]]; then
+			ok "run-suite.stats_expect[$e]"
+		else
+			fail "run-suite.stats_expect[$e]" "expected $key $op $want got $got"
+		fi
+	done
+	echo "# stats: $(head -c 600 "$STATS")"
+	echo "@@FRING-STATS $(tr -d '\n' <"$STATS")@@"
+else
+	fail run-suite.stats_file "expected memfs to write $STATS at exit"
+	show_log
+fi
+
+# a summary line that adds our checks to the test's
+t_pass=0 t_fail=0 t_skip=0
+line=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$OUT" | tail -n 1 || true)
+if [[ -n $line ]]; then
+	read -r t_pass _ t_fail _ t_skip _ <<<"${line//,/}"
+	t_skip=${t_skip:-0}
+fi
+passed=$((passed + t_pass))
+failed=$((failed + t_fail))
+if [[ $test_rc == 77 ]]; then
+	t_skip=$((t_skip + 1))
+fi
+if [[ $test_rc != 0 && $test_rc != 77 && $t_fail == 0 ]]; then
+	# the test died without reporting its failure
+	echo "FAIL run-suite.test_exit: expected $TEST to exit 0 got $test_rc"
+	failed=$((failed + 1))
+fi
+if [[ $t_skip != 0 ]]; then
+	echo "$passed passed, $failed failed, $t_skip skipped"
+else
+	echo "$passed passed, $failed failed"
+fi
+
+if [[ $test_rc == 77 ]]; then
+	if [[ $no_skip == 1 ]]; then
+		echo "FRING_E2E_NO_SKIP=1: the test skipped, that counts as a failure"
+		exit 1
+	fi
+	[[ $failed == 0 ]] && exit 77
+	exit 1
+fi
+if [[ $test_rc != 0 ]]; then
+	exit "$test_rc"
+fi
+[[ $failed == 0 ]] || exit 1
+exit 0

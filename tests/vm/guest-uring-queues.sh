@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# guest-uring-queues.sh FSEXE [TRANSPORT]
+#
+# The vm guest's variant of tests/e2e/uring-queues.sh (no python there: the
+# stats are read with guest-stats.sh). Mounts FSEXE with transport=TRANSPORT
+# (uring unless given), drives every online CPU with `taskset` (the kernel
+# routes a request to the queue of the CPU its caller runs on), unmounts and
+# checks the stats: the transport asked for, one queue per possible CPU,
+# every queue with registered ring entries, and requests on the queue of
+# every driven CPU. Prints the stats as "@@FRING-STATS {...}@@".
+set -euo pipefail
+FS=${1:?usage: guest-uring-queues.sh FSEXE [TRANSPORT]}
+TRANSPORT=${2:-uring}
+STATS_TOOL=$(dirname "${BASH_SOURCE[0]}")/guest-stats.sh
+no_skip=${FRING_E2E_NO_SKIP:-0}
+skip() {
+	echo "SKIP: $*"
+	[[ $no_skip == 1 ]] && { echo "FRING_E2E_NO_SKIP=1: a skip counts as a failure"; exit 1; }
+	exit 77
+}
+[[ $(id -u) == 0 ]] || skip "needs root"
+PARAM=/sys/module/fuse/parameters/enable_uring
+[[ -w $PARAM ]] || skip "no $PARAM: this kernel has no FUSE-over-io_uring"
+
+is_mounted() {
+	awk -v m="$1" '$5 == m {f=1} END {exit !f}' /proc/self/mountinfo
+}
+
+TMP=$(mktemp -d /tmp/fring-uq.XXXXXX)
+MNT=$TMP/mnt
+mkdir "$MNT"
+old=$(cat "$PARAM")
+pid=
+cleanup() {
+	set +e
+	is_mounted "$MNT" && { umount "$MNT" || umount -l "$MNT"; }
+	[[ -n $pid ]] && kill -KILL "$pid" 2>/dev/null
+	echo "$old" >"$PARAM"
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+echo Y >"$PARAM"
+
+"$FS" -f -o "transport=$TRANSPORT" --stats-file="$TMP/stats.json" "$MNT" >"$TMP/log" 2>&1 &
+pid=$!
+for _ in $(seq 200); do
+	is_mounted "$MNT" && break
+	sleep 0.05
+done
+
+ncpu=$(nproc)
+for ((c = 0; c < ncpu; c++)); do
+	taskset -c "$c" sh -c "for i in 1 2 3 4 5; do echo cpu$c-\$i > '$MNT/f$c'; cat '$MNT/f$c' >/dev/null; done; ls -la '$MNT' >/dev/null"
+done
+umount "$MNT"
+wait "$pid"
+pid=
+sed -n '/mounted /s/^/# fs: /p' "$TMP/log"
+
+possible=0
+IFS=, read -r -a parts </sys/devices/system/cpu/possible
+for part in "${parts[@]}"; do
+	a=${part%-*} b=${part#*-}
+	possible=$((possible + b - a + 1))
+done
+
+passed=0 failed=0
+check() { # NAME OK(0/1) DETAIL
+	if [[ $2 == 1 ]]; then
+		passed=$((passed + 1))
+		echo "ok $1"
+	else
+		failed=$((failed + 1))
+		echo "FAIL $1: $3"
+	fi
+}
+get() { "$STATS_TOOL" "$TMP/stats.json" "$1" 2>/dev/null || echo "(none)"; }
+num() { [[ $1 =~ ^[0-9]+$ ]] && echo "$1" || echo 0; }
+
+t=$(get transport)
+check "transport_$TRANSPORT" "$([[ $t == "$TRANSPORT" ]] && echo 1 || echo 0)" "got $t"
+nq=$(get per_queue.length)
+check one_queue_per_possible_cpu "$([[ $nq == "$possible" ]] && echo 1 || echo 0)" "expected $possible got $nq"
+for ((i = 0; i < $(num "$nq"); i++)); do
+	e=$(get "per_queue.$i.ring_entries")
+	check "queue${i}_registered" "$(( $(num "$e") > 0 ? 1 : 0 ))" "ring_entries $e"
+	if ((i < ncpu)); then
+		r=$(get "per_queue.$i.requests")
+		check "queue${i}_served" "$(( $(num "$r") > 0 ? 1 : 0 ))" "requests $r"
+	fi
+done
+echo "# totals: requests $(get requests), side channel $(get side_channel.requests), reason: $(get transport_reason)"
+echo "@@FRING-STATS $(tr -d '\n' <"$TMP/stats.json")@@"
+echo "$passed passed, $failed failed"
+((failed == 0))

@@ -1,0 +1,226 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# run-vm.sh BUILDDIR
+#
+# The vm tier: boots Debian's Linux 7.3+ cloud kernel (FUSE ABI 7.46) under
+# qemu TCG with an initramfs holding this build's programs, runs the jobs of
+# jobs.sh inside as root, and turns the guest's serial log into one line per
+# job ("ok NAME" / "FAIL NAME: why") and a closing "N passed, N failed".
+#
+# Files (under BUILDDIR/tests/vm): initramfs.cpio.gz, jobs.txt, guest.log
+# (the whole serial console).
+# Environment:
+#   FRING_VM_KERNEL    a bzImage to boot instead of the fetched one
+#   FRING_VM_CACHE     where fetch-kernel.sh keeps the kernel (/var/cache/fring-vm)
+#   FRING_VM_TIMEOUT   seconds for the whole boot (900); qemu is killed then
+#   FRING_VM_JOB_TIMEOUT  seconds for each job inside (240; the tests inside get 30 s less)
+#   FRING_VM_SCALE     multiplies the fsx operation counts (1)
+#   FRING_VM_ONLY      a regular expression: run only the jobs it matches
+#   FRING_VM_JOBS      a job list to source instead of jobs.sh
+#   FRING_VM_QEMU      the qemu binary (qemu-system-x86_64)
+#   FRING_VM_MEM, FRING_VM_SMP  guest memory (2G) and vCPUs (2)
+#   FRING_E2E_NO_SKIP=1  a skip (exit 77), here or in a job, is a failure
+# Exit status: 0 every job passed; 1 a job failed or the guest did not finish;
+# 77 no qemu or no kernel could be had (1 with FRING_E2E_NO_SKIP=1).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+[[ $# -eq 1 ]] || { echo "usage: $0 BUILDDIR" >&2; exit 1; }
+BUILD=$(realpath "$1")
+OUTDIR=$BUILD/tests/vm
+mkdir -p "$OUTDIR"
+LOG=$OUTDIR/guest.log
+no_skip=${FRING_E2E_NO_SKIP:-0}
+
+skip() {
+	echo "SKIP: $*"
+	if [[ $no_skip == 1 ]]; then
+		echo "FRING_E2E_NO_SKIP=1: a skip counts as a failure"
+		echo "0 passed, 1 failed"
+		exit 1
+	fi
+	exit 77
+}
+
+QEMU=${FRING_VM_QEMU:-qemu-system-x86_64}
+command -v "$QEMU" >/dev/null ||
+	skip "no $QEMU (Debian package qemu-system-x86): the vm tier cannot boot its kernel"
+kernel_rc=0
+KERNEL=$("$HERE/fetch-kernel.sh") || kernel_rc=$?
+if [[ $kernel_rc != 0 ]]; then
+	[[ $kernel_rc == 2 ]] && skip "no Linux 7.3+ kernel image (fetch-kernel.sh above)"
+	echo "FAIL vm.kernel: fetch-kernel.sh exited $kernel_rc"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+echo "# kernel: $KERNEL"
+[[ -r ${FRING_VM_CACHE:-/var/cache/fring-vm}/kernel-package && -z ${FRING_VM_KERNEL:-} ]] &&
+	echo "# package: $(cat "${FRING_VM_CACHE:-/var/cache/fring-vm}/kernel-package")"
+
+# ---------------------------------------------------------------------------
+# The jobs
+MEMFS=$BUILD/examples/memfs/memfs
+E2E=$BUILD/tests/e2e
+G=/tests
+names=()
+bins=()
+missing=()
+declare -A job_transport=() job_cmd=() listed=()
+job() { # NAME TRANSPORT COMMAND...
+	local name=$1 transport=$2 w
+	shift 2
+	if [[ -n ${FRING_VM_ONLY:-} && ! $name =~ $FRING_VM_ONLY ]]; then
+		return 0
+	fi
+	[[ $name =~ ^[A-Za-z0-9_.+-]+$ ]] || { echo "run-vm: job name \"$name\": use letters, digits and _.+- only" >&2; exit 1; }
+	[[ -z ${job_cmd[$name]:-} ]] || { echo "run-vm: job $name defined twice" >&2; exit 1; }
+	names+=("$name")
+	job_transport[$name]=$transport
+	job_cmd[$name]=$(printf '%q ' "$@")
+	# every build-tree program a job names goes into the initramfs
+	for w in "$@"; do
+		[[ $w == "$BUILD"/* && -z ${listed[$w]:-} ]] || continue
+		listed[$w]=1
+		if [[ -f $w && -x $w ]]; then
+			bins+=("$w")
+		else
+			missing+=("$w")
+		fi
+	done
+}
+# shellcheck source=jobs.sh
+source "${FRING_VM_JOBS:-$HERE/jobs.sh}"
+((${#names[@]})) || { echo "run-vm: no job (FRING_VM_ONLY=${FRING_VM_ONLY:-})"; exit 1; }
+for w in "${missing[@]}"; do
+	echo "# not built: $w (the jobs that use it will fail)"
+done
+
+JOBS=$OUTDIR/jobs.txt
+ENVF=$OUTDIR/guest-env.sh
+: >"$JOBS"
+for n in "${names[@]}"; do
+	printf '%s\t%s\n' "$n" "${job_cmd[$n]}" >>"$JOBS"
+done
+{
+	echo "export FRING_E2E_NO_SKIP=$no_skip"
+	echo "export FRING_VM_JOB_TIMEOUT=${FRING_VM_JOB_TIMEOUT:-240}"
+	# inside a job, the tests' own bound comes first
+	echo "export FRING_E2E_TIMEOUT=$((${FRING_VM_JOB_TIMEOUT:-240} - 30))"
+} >"$ENVF"
+
+INITRD=$OUTDIR/initramfs.cpio.gz
+"$HERE/mkinitramfs.sh" --add "$JOBS" /tests/jobs --add "$ENVF" /tests/env \
+	"$INITRD" "${bins[@]}"
+
+# ---------------------------------------------------------------------------
+# Boot
+TIMEOUT=${FRING_VM_TIMEOUT:-900}
+append="console=ttyS0 fuse.enable_uring=1 rdinit=/init panic=-1 quiet"
+qemu_args=(-accel tcg -cpu max -smp "${FRING_VM_SMP:-2}" -m "${FRING_VM_MEM:-2G}"
+	-nographic -no-reboot -nic none
+	-kernel "$KERNEL" -initrd "$INITRD" -append "$append")
+echo "# $QEMU ${qemu_args[*]}"
+echo "# serial console: $LOG (up to $TIMEOUT s)"
+t0=$(date +%s)
+qemu_rc=0
+timeout -k 10 "$TIMEOUT" "$QEMU" "${qemu_args[@]}" </dev/null >"$LOG" 2>&1 || qemu_rc=$?
+t1=$(date +%s)
+echo "# qemu exited $qemu_rc after $((t1 - t0)) s"
+
+# ---------------------------------------------------------------------------
+# The verdicts
+tr -d '\r' <"$LOG" >"$LOG.txt"
+mv "$LOG.txt" "$LOG"
+passed=0
+failed=0
+ok() {
+	echo "ok $1"
+	passed=$((passed + 1))
+}
+fail() {
+	echo "FAIL $1: $2"
+	failed=$((failed + 1))
+}
+section() { # NAME: the job's lines between its BEGIN and END (or the log's end)
+	awk -v b="@@FRING-BEGIN $1@@" -v e="@@FRING-END $1 rc=" '
+		index($0, b) { on = 1; next }
+		on && index($0, e) { exit }
+		on { print }
+	' "$LOG"
+}
+show() { # NAME: the tail of its section, for a failure
+	echo "# --- $1: last 40 lines ---"
+	section "$1" | grep -vE '^ok |^# stats: |@@FRING-STATS' | tail -n 40 | cut -c 1-300 | sed 's/^/#   /'
+}
+
+kver=$(sed -n 's/.*@@FRING-KERNEL \([^ ]*\).*@@.*/\1/p' "$LOG" | head -n 1)
+abi=$(sed -n 's/.*@@FRING-FUSE-ABI \(.*\)@@.*/\1/p' "$LOG" | head -n 1)
+echo "# guest kernel ${kver:-?}, FUSE ABI ${abi:-?}"
+if [[ -z $kver ]]; then
+	fail vm.boot "expected the guest's init to start (no @@FRING-KERNEL line in $LOG)"
+	echo "# --- last 40 lines of $LOG ---"
+	tail -n 40 "$LOG" | sed 's/^/#   /'
+fi
+if [[ $qemu_rc == 124 || $qemu_rc == 137 ]]; then
+	fail vm.timeout "expected the guest to power off within $TIMEOUT s (FRING_VM_TIMEOUT); qemu was killed"
+fi
+grep -q '@@FRING-DONE' "$LOG" || [[ -z $kver ]] ||
+	echo "# the guest never reached the end of its job list"
+
+for n in "${names[@]}"; do
+	if ! grep -qF "@@FRING-BEGIN $n@@" "$LOG"; then
+		fail "$n" "expected the guest to run it (no BEGIN line)"
+		continue
+	fi
+	endline=$(grep -oE "@@FRING-END $n rc=[0-9]+@@" "$LOG" | tail -n 1 || true)
+	secs=$(section "$n" | sed -n "s/^# $n took \([0-9.]*\) s$/\1/p" | tail -n 1)
+	if [[ -z $endline ]]; then
+		fail "$n" "expected it to finish (BEGIN without END: the guest stopped or hung in it)"
+		show "$n"
+		continue
+	fi
+	rc=${endline##*rc=}
+	rc=${rc%@@}
+	why=
+	if [[ $rc == 77 ]]; then
+		[[ $no_skip == 1 ]] && why="it skipped (exit 77) and FRING_E2E_NO_SKIP=1"
+	elif [[ $rc != 0 ]]; then
+		why="expected exit 0 got $rc"
+		fline=$(section "$n" | grep -m1 -E '^(FAIL|SKIP)' || true)
+		[[ -n $fline ]] && why="$why (first: ${fline:0:200})"
+	fi
+	want=${job_transport[$n]}
+	if [[ -z $why && $want != - ]]; then
+		stats=$(section "$n" | grep -oE '@@FRING-STATS .*@@' || true)
+		if [[ -z $stats ]]; then
+			why="expected a @@FRING-STATS line (memfs on $want) got none"
+		else
+			while read -r line; do
+				line=${line#@@FRING-STATS }
+				t=$(sed -n 's/^{"transport":"\([^"]*\)".*/\1/p' <<<"$line")
+				if [[ $t != "$want" ]]; then
+					why="expected the stats to say transport \"$want\" got \"${t:-?}\""
+					break
+				fi
+			done <<<"$stats"
+		fi
+	fi
+	if [[ $rc == 77 && -z $why ]]; then
+		echo "skip $n: exit 77 ($(section "$n" | grep -m1 '^SKIP' || true))"
+		continue
+	fi
+	if [[ -z $why ]]; then
+		ok "$n${secs:+ (${secs} s)}"
+	else
+		fail "$n${secs:+ (${secs} s)}" "$why"
+		show "$n"
+	fi
+done
+
+echo "# what memfs said it mounted in the guest:"
+grep -E 'fring: mounted ' "$LOG" | sed -E 's/^.*fring: mounted [^ ]*: /mounted: /' |
+	sort | uniq -c | sed -E 's/^ *([0-9]+) /#   \1 x /' || true
+echo "# vm: $((t1 - t0)) s in qemu; the serial log is $LOG"
+echo "$passed passed, $failed failed"
+((failed == 0 && passed > 0))
