@@ -543,7 +543,7 @@ int fring_session_run(fring_session_t *se)
 		return ret == -ECANCELED ? 0 : ret;
 	}
 	se->bufsize = dev_buffer_size(&se->conn);
-	if (se->transport == FRING_TRANSPORT_URING) {
+	if (se->ring) { /* uring and the pool rungs */
 		/* FORGET, INTERRUPT and whatever comes before the ring is
 		 * ready keep arriving on /dev/fuse */
 		se->side = calloc(1, sizeof(*se->side));

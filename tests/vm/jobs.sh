@@ -33,3 +33,17 @@ for t in dev uring; do
 	job "$t-interrupt" - "$E2E/interrupt_test" "$t"
 done
 job uring-queues uring "$G/guest-uring-queues.sh" "$MEMFS" uring
+
+# the 7.46 buffer-pool rungs: the stats must show requests whose payload
+# came from a pool; pool_bufs=2 (fewer buffers than the 8 entries per queue)
+# under parallel load must still complete with intact data
+for t in bufpool bufpool-registered; do
+	job "$t-posix_suite" "$t" env FRING_E2E_BIGDIR=1000 \
+		FRING_VM_STATS_EXPECT='pool_requests>0' \
+		"$G/guest-run-suite.sh" "$MEMFS" "$t" "$E2E/posix_suite"
+	job "$t-fsx-seed1" "$t" env FRING_VM_STATS_EXPECT='pool_requests>0' \
+		"$G/guest-run-suite.sh" "$MEMFS" "$t" "$E2E/fsx" --ops "$fsx_ops" --seed 1
+	job "$t-concurrency-poolbufs2" "$t" env FRING_E2E_OPTS=pool_bufs=2 \
+		FRING_VM_STATS_EXPECT='pool_requests>0' \
+		"$G/guest-run-suite.sh" "$MEMFS" "$t" "$E2E/concurrency" --procs 2
+done
