@@ -18,9 +18,37 @@ static int wrong_op(struct fring_req *req, const char *helper)
 	return reply_errno(req, EIO);
 }
 
+/*
+ * Moves size bytes between the request's buffer and fd at off with
+ * pread/pwrite, continuing short transfers. Returns the bytes moved, or
+ * -errno when nothing moved (data already moved is still a good answer).
+ */
+static ssize_t sync_transfer(struct fring_req *req, int fd, off_t off,
+			     size_t size, bool is_write)
+{
+	char *p = req->buf.mem;
+	size_t done = 0;
+
+	while (done < size) {
+		ssize_t n = is_write ? pwrite(fd, p + done, size - done,
+					      off + (off_t)done)
+				     : pread(fd, p + done, size - done,
+					     off + (off_t)done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return done ? (ssize_t)done : -errno;
+		if (n == 0)
+			break;
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
 int fring_read_from_fd(fring_req_t *req, int fd, off_t off, size_t size)
 {
-	size_t done = 0;
+	ssize_t n;
 
 	if (req->opcode != FUSE_READ || req->buf.kind != FRING_BUF_MEM)
 		return wrong_op(req, "fring_read_from_fd");
@@ -30,48 +58,21 @@ int fring_read_from_fd(fring_req_t *req, int fd, off_t off, size_t size)
 	if (ring_on_thread_of(req) &&
 	    ring_helper_start(req, fd, off, size, false) == 0)
 		return 0;
-	while (done < size) {
-		ssize_t n = pread(fd, (char *)req->buf.mem + done, size - done,
-				  off + (off_t)done);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			/* Data already read is still good: a short read. */
-			if (done)
-				break;
-			return reply_errno(req, errno);
-		}
-		if (n == 0)
-			break;
-		done += (size_t)n;
-	}
-	return fring_reply_data(req, done);
+	n = sync_transfer(req, fd, off, size, false);
+	return n < 0 ? reply_errno(req, (int)-n)
+		     : fring_reply_data(req, (size_t)n);
 }
 
 int fring_write_to_fd(fring_req_t *req, int fd, off_t off)
 {
-	size_t done = 0, size = req->buf.size;
+	ssize_t n;
 
 	if (req->opcode != FUSE_WRITE || req->buf.kind != FRING_BUF_MEM)
 		return wrong_op(req, "fring_write_to_fd");
 	if (ring_on_thread_of(req) &&
-	    ring_helper_start(req, fd, off, size, true) == 0)
+	    ring_helper_start(req, fd, off, req->buf.size, true) == 0)
 		return 0;
-	while (done < size) {
-		ssize_t n = pwrite(fd, (const char *)req->buf.mem + done,
-				   size - done, off + (off_t)done);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (done)
-				break;
-			return reply_errno(req, errno);
-		}
-		if (n == 0)
-			break;
-		done += (size_t)n;
-	}
-	return fring_reply_write(req, done);
+	n = sync_transfer(req, fd, off, req->buf.size, true);
+	return n < 0 ? reply_errno(req, (int)-n)
+		     : fring_reply_write(req, (size_t)n);
 }
