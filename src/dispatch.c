@@ -105,12 +105,28 @@ static struct fring_file *fi_fh(struct fring_req *req, uint64_t fh)
 	return &req->fi;
 }
 
+/* The data of a READ, WRITE or READDIR: memory (in a registered pool the
+ * pool's index lets fixed ops use it), or the client's own pages in the
+ * entry's zero-copy slot, addressed from 0. */
 static void set_buf(struct fring_req *req, void *mem, size_t size)
 {
-	req->buf.kind = FRING_BUF_MEM;
+	const struct fring_queue *q = req->q;
+
 	req->buf.size = size;
+	if (req->zc != ZC_NONE) {
+		req->buf.kind = FRING_BUF_FIXED;
+		req->buf.mem = NULL;
+		req->buf.buf_index = req->zc_slot;
+		req->buf.buf_addr = 0;
+		return;
+	}
+	req->buf.kind = FRING_BUF_MEM;
 	req->buf.mem = mem;
-	req->buf.buf_index = -1;
+	req->buf.buf_index = q->pool && q->pool_index >= 0 &&
+					     (char *)mem >= q->pool &&
+					     (char *)mem < q->pool + q->pool_len
+				     ? q->pool_index
+				     : -1;
 	req->buf.buf_addr = (uint64_t)(uintptr_t)mem;
 }
 
@@ -445,8 +461,10 @@ static void do_write(struct fring_req *req, struct fring_msg *m)
 	const void *data;
 
 	NEED(in, "short write_in");
-	data = take(m, in->size);
-	NEED(data, "write data shorter than write_in.size");
+	/* zero-copy: the data is in the client's pages, not the message */
+	data = req->zc == ZC_WRITE ? NULL : take(m, in->size);
+	NEED(data || req->zc == ZC_WRITE,
+	     "write data shorter than write_in.size");
 	if (in->offset > (uint64_t)INT64_MAX ||
 	    in->offset + in->size > (uint64_t)INT64_MAX) {
 		reply_errno(req, EFBIG);

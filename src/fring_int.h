@@ -48,6 +48,7 @@ struct fring_config {
 	bool dev;  /* device files work (root only; default nodev) */
 	bool suid; /* set-id bits work (root only; default nosuid) */
 	bool debug;
+	bool zero_copy_opt_in; /* zero-copy only where open sets zero_copy */
 	char fsname[FRING_NAME_LEN];
 	char subtype[FRING_NAME_LEN];
 };
@@ -60,6 +61,7 @@ struct fring_qstats {
 	_Atomic uint64_t pool_waits, in_flight, handler_bugs, max_latency_ns;
 	_Atomic uint64_t ring_entries;
 	_Atomic uint64_t pool_requests;
+	_Atomic uint64_t zero_copy_reads, zero_copy_writes, zero_copy_staged;
 	_Atomic uint64_t by_opcode[FRING_STATS_OPCODES];
 };
 #define stat_add(q, field, n)                                                  \
@@ -104,11 +106,23 @@ struct fring_req {
 	struct fuse_uring_req_header hdr;
 	struct iovec reg_iov[2];
 	uint64_t commit_id;
-	char *mem;     /* page-aligned buffer */
-	size_t memsz;  /* its size */
-	char *data;    /* mem + FRING_PAGE: where bulk reply data goes */
-	size_t datasz; /* room at data */
-	size_t in_len; /* bytes of the request */
+	/* zero-copy: the client's pages are in fixed-buffer slot zc_slot of
+	 * the queue's ring (never mapped here). zc_moved counts the bytes
+	 * fixed ops moved from slot offset 0, so an answer never claims more
+	 * than reached (or left) the pages; zc_inflight ops must end before
+	 * the commit, or they would hit the next request's pages. */
+	enum { ZC_NONE, ZC_READ, ZC_WRITE } zc;
+	uint16_t zc_slot;
+	bool commit_held; /* answered while fixed ops were in flight */
+	unsigned zc_inflight;
+	uint32_t zc_size; /* bytes in (WRITE) or asked for (READ) */
+	uint32_t zc_moved;
+	uint32_t zc_staged; /* READ answered from memory: bytes to stage */
+	char *mem;	    /* page-aligned buffer */
+	size_t memsz;	    /* its size */
+	char *data;	    /* mem + FRING_PAGE: where bulk reply data goes */
+	size_t datasz;	    /* room at data */
+	size_t in_len;	    /* bytes of the request */
 	struct fring_req *next_free;
 	/* small replies are encoded here, next to their header */
 	union {

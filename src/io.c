@@ -46,14 +46,34 @@ static ssize_t sync_transfer(struct fring_req *req, int fd, off_t off,
 	return (ssize_t)done;
 }
 
+/*
+ * The client's pages (FIXED) are reachable only through fixed ops on the
+ * queue's own ring: started here on its thread, handed to it from others.
+ */
+static int fixed_transfer(struct fring_req *req, int fd, off_t off, size_t size,
+			  bool is_write)
+{
+	int ret;
+
+	if (size == 0)
+		return is_write ? fring_reply_write(req, 0)
+				: fring_reply_data(req, 0);
+	ret = ring_on_thread_of(req)
+		      ? ring_helper_start(req, fd, off, size, is_write)
+		      : ring_helper_handoff(req, fd, off, size, is_write);
+	return ret ? reply_errno(req, ret == -EAGAIN ? ESHUTDOWN : -ret) : 0;
+}
+
 int fring_read_from_fd(fring_req_t *req, int fd, off_t off, size_t size)
 {
 	ssize_t n;
 
-	if (req->opcode != FUSE_READ || req->buf.kind != FRING_BUF_MEM)
+	if (req->opcode != FUSE_READ)
 		return wrong_op(req, "fring_read_from_fd");
 	if (size > req->buf.size)
 		size = req->buf.size;
+	if (req->buf.kind == FRING_BUF_FIXED)
+		return fixed_transfer(req, fd, off, size, false);
 	/* On the queue thread of a ring: READ on the same ring, no blocking */
 	if (ring_on_thread_of(req) &&
 	    ring_helper_start(req, fd, off, size, false) == 0)
@@ -67,8 +87,10 @@ int fring_write_to_fd(fring_req_t *req, int fd, off_t off)
 {
 	ssize_t n;
 
-	if (req->opcode != FUSE_WRITE || req->buf.kind != FRING_BUF_MEM)
+	if (req->opcode != FUSE_WRITE)
 		return wrong_op(req, "fring_write_to_fd");
+	if (req->buf.kind == FRING_BUF_FIXED)
+		return fixed_transfer(req, fd, off, req->buf.size, true);
 	if (ring_on_thread_of(req) &&
 	    ring_helper_start(req, fd, off, req->buf.size, true) == 0)
 		return 0;

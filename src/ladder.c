@@ -57,7 +57,8 @@ static bool has_cap(int bit)
 	return ret;
 }
 
-#define CAP_IPC_LOCK_BIT 14
+#define CAP_IPC_LOCK_BIT  14
+#define CAP_SYS_ADMIN_BIT 21
 
 /*
  * A registered pool is pinned and charged to RLIMIT_MEMLOCK unless the
@@ -80,6 +81,10 @@ static bool memlock_ok(size_t need, char *why, size_t whylen)
 	return false;
 }
 
+#define NO_SYS_ADMIN                                                           \
+	"zerocopy: no CAP_SYS_ADMIN (the kernel lets only it put client "      \
+	"pages in a server's io_uring)"
+
 int ladder_precheck(struct fring_session *se)
 {
 	enum fring_transport t = se->cfg.transport;
@@ -87,9 +92,11 @@ int ladder_precheck(struct fring_session *se)
 
 	switch (t) {
 	case FRING_TRANSPORT_ZEROCOPY:
-		fr_err("transport=zerocopy: not implemented in this libfring "
-		       "yet");
-		return -EOPNOTSUPP;
+		if (!has_cap(CAP_SYS_ADMIN_BIT)) {
+			fr_err("transport=zerocopy refused: %s", NO_SYS_ADMIN);
+			return -EPERM;
+		}
+		/* fall through */
 	case FRING_TRANSPORT_BUFPOOL_REGISTERED:
 	case FRING_TRANSPORT_BUFPOOL:
 	case FRING_TRANSPORT_URING:
@@ -99,7 +106,8 @@ int ladder_precheck(struct fring_session *se)
 			       fring_transport_name(t), uring_refusal(en));
 			return -EOPNOTSUPP;
 		}
-		if (t == FRING_TRANSPORT_BUFPOOL_REGISTERED) {
+		if (t == FRING_TRANSPORT_BUFPOOL_REGISTERED ||
+		    t == FRING_TRANSPORT_ZEROCOPY) {
 			/* before mounting: the largest payload max_write
 			 * allows, on every possible CPU */
 			size_t payload =
@@ -111,9 +119,8 @@ int ladder_precheck(struct fring_session *se)
 			char why[200];
 
 			if (!memlock_ok(need, why, sizeof(why))) {
-				fr_err("transport=bufpool-registered refused: "
-				       "%s",
-				       why);
+				fr_err("transport=%s refused: %s",
+				       fring_transport_name(t), why);
 				return -ENOMEM;
 			}
 		}
@@ -131,6 +138,7 @@ enum fring_transport ladder_choose(struct fring_session *se)
 	bool can_uring = !!(c->capable & FUSE_OVER_IO_URING);
 	bool can_pool = can_uring && c->proto_minor >= 46 &&
 			(c->capable & FUSE_HAS_IO_URING_BUFPOOL);
+	bool can_zc = false;
 	size_t payload = FRING_ALIGN_UP(init_payload_size(c), FRING_PAGE);
 	unsigned bufs =
 		se->cfg.pool_bufs ? se->cfg.pool_bufs : se->cfg.queue_depth;
@@ -148,9 +156,10 @@ enum fring_transport ladder_choose(struct fring_session *se)
 			 c->proto_minor < 46
 				 ? " < 7.46"
 				 : " without FUSE_HAS_IO_URING_BUFPOOL");
+	else if (!has_cap(CAP_SYS_ADMIN_BIT))
+		snprintf(pool, sizeof(pool), "%s", NO_SYS_ADMIN);
 	else
-		snprintf(pool, sizeof(pool),
-			 "zerocopy: not implemented in this libfring yet");
+		can_zc = true;
 
 	if (want == FRING_TRANSPORT_DEV)
 		snprintf(uring, sizeof(uring), "uring: not asked for");
@@ -163,6 +172,23 @@ enum fring_transport ladder_choose(struct fring_session *se)
 		snprintf(se->reason, sizeof(se->reason),
 			 "dev (asked for with transport=dev)");
 		return FRING_TRANSPORT_DEV;
+	}
+	if (can_zc && (want == FRING_TRANSPORT_AUTO ||
+		       want == FRING_TRANSPORT_ZEROCOPY)) {
+		if (memlock_ok(need, reg, sizeof(reg))) {
+			snprintf(se->reason, sizeof(se->reason),
+				 "zerocopy (pools %zu KiB per queue, pinned; "
+				 "client pages in a fixed-buffer slot per "
+				 "entry)",
+				 need / ring_nr_queues() / 1024);
+			return FRING_TRANSPORT_ZEROCOPY;
+		}
+		if (want == FRING_TRANSPORT_ZEROCOPY) {
+			snprintf(se->reason, sizeof(se->reason),
+				 "dev (zerocopy: %s)", reg);
+			return FRING_TRANSPORT_DEV;
+		}
+		snprintf(pool, sizeof(pool), "zerocopy: %s", reg);
 	}
 	if (can_pool && (want == FRING_TRANSPORT_AUTO ||
 			 want == FRING_TRANSPORT_BUFPOOL_REGISTERED)) {

@@ -6,7 +6,9 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +60,7 @@ static void usage(const char *prog, const struct fring_main_hooks *hooks,
 		"    -s                     one queue\n"
 		"    -o opt[,opt...]        options, below\n"
 		"    --stats-file=PATH      write statistics as JSON at "
-		"exit\n\n",
+		"exit and on SIGUSR1\n\n",
 		prog, hooks && hooks->usage ? "... " : "");
 	fring_config_help(out);
 	if (hooks && hooks->usage)
@@ -187,17 +189,70 @@ static int daemonize(void)
 	return 0;
 }
 
+/* Written aside and renamed, so a reader never sees half a file. */
 static void write_stats_file(fring_session_t *se, const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	char tmp[PATH_MAX];
+	int fd;
 
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+		return;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		fr_err("--stats-file %s: %s", path, strerror(errno));
+		fr_err("--stats-file %s: %s", tmp, strerror(errno));
 		return;
 	}
 	if (fring_session_write_stats(se, fd))
 		fr_err("--stats-file %s: write failed", path);
 	close(fd);
+	if (rename(tmp, path))
+		fr_err("--stats-file %s: %s", path, strerror(errno));
+}
+
+/*
+ * SIGUSR1 writes the statistics file while the filesystem runs, so a test
+ * (or an operator) can see what the last operations did. JSON needs malloc,
+ * which a signal handler may not call: SIGUSR1 stays blocked in every
+ * thread and this one takes it with sigwait().
+ */
+struct stats_dumper {
+	fring_session_t *se;
+	const char *path;
+	pthread_t th;
+	atomic_bool stop;
+	bool running;
+};
+
+static void *stats_dumper_main(void *arg)
+{
+	struct stats_dumper *d = arg;
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	while (!sigwait(&set, &sig) && !atomic_load(&d->stop))
+		write_stats_file(d->se, d->path);
+	return NULL;
+}
+
+static void stats_dumper_start(struct stats_dumper *d)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	d->running = !pthread_create(&d->th, NULL, stats_dumper_main, d);
+}
+
+static void stats_dumper_stop(struct stats_dumper *d)
+{
+	if (!d->running)
+		return;
+	atomic_store(&d->stop, true);
+	pthread_kill(d->th, SIGUSR1);
+	pthread_join(d->th, NULL);
 }
 
 int fring_main_ext(int argc, char *argv[], const struct fring_ops *ops,
@@ -205,6 +260,7 @@ int fring_main_ext(int argc, char *argv[], const struct fring_ops *ops,
 		   const struct fring_main_hooks *hooks)
 {
 	struct main_args a = {0};
+	struct stats_dumper dumper = {0};
 	char stats_abs[PATH_MAX];
 	fring_config_t *cfg = fring_config_new();
 	fring_session_t *se = NULL;
@@ -250,9 +306,15 @@ int fring_main_ext(int argc, char *argv[], const struct fring_ops *ops,
 		goto out;
 	}
 	set_signals(se);
+	if (a.stats_file) {
+		dumper.se = se;
+		dumper.path = a.stats_file;
+		stats_dumper_start(&dumper);
+	}
 	if (hooks && hooks->ready)
 		hooks->ready(userdata, se);
 	ret = fring_session_run(se);
+	stats_dumper_stop(&dumper);
 	clear_signals();
 	if (ret)
 		fr_err("session ended with an error: %s", strerror(-ret));

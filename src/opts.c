@@ -158,6 +158,8 @@ int fring_config_set(fring_config_t *cfg, const char *key, const char *val)
 		return parse_flag(key, val, &cfg->suid);
 	if (!strcmp(key, "debug"))
 		return parse_flag(key, val, &cfg->debug);
+	if (!strcmp(key, "zero_copy_opt_in"))
+		return parse_flag(key, val, &cfg->zero_copy_opt_in);
 	if (!strcmp(key, "fsname"))
 		return parse_name(key, val, cfg->fsname);
 	if (!strcmp(key, "subtype"))
@@ -210,6 +212,8 @@ void fring_config_help(FILE *out)
 	      "queue)\n"
 	      "    pool_bufs=N            buffers per queue pool (bufpool "
 	      "rungs; default: queue_depth)\n"
+	      "    zero_copy_opt_in       zerocopy: only opens that set "
+	      "zero_copy get it\n"
 	      "    allow_other            let other users in (root, or "
 	      "user_allow_other)\n"
 	      "    default_permissions    the kernel checks permissions\n"

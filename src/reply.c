@@ -264,9 +264,26 @@ static void fill_entry(struct fuse_entry_out *o, const struct fring_entry *e)
 	fill_attr(&o->attr, &e->attr, e->attr.st_ino ? e->attr.st_ino : e->ino);
 }
 
-static void fill_open(struct fuse_open_out *o, const struct fring_file *fi)
+/* Zero-copy is per open: by default every file opened on a zerocopy
+ * session, unless the handler declined it (or the session is opt-in and
+ * the handler did not ask). */
+static bool open_zero_copy(const struct fring_req *req,
+			   const struct fring_file *fi)
+{
+	const struct fring_session *se = req->se;
+
+	if (se->transport != FRING_TRANSPORT_ZEROCOPY || fi->no_zero_copy ||
+	    req->opcode == FUSE_OPENDIR)
+		return false;
+	return fi->zero_copy || !se->cfg.zero_copy_opt_in;
+}
+
+static void fill_open(const struct fring_req *req, struct fuse_open_out *o,
+		      const struct fring_file *fi)
 {
 	memset(o, 0, sizeof(*o));
+	if (open_zero_copy(req, fi))
+		o->open_flags |= FOPEN_IO_URING_ZERO_COPY;
 	o->fh = fi->fh;
 	if (fi->direct_io)
 		o->open_flags |= FOPEN_DIRECT_IO;
@@ -313,7 +330,7 @@ int fring_reply_create(fring_req_t *req, const struct fring_entry *e,
 	struct iovec iov;
 
 	fill_entry(&o->e, e);
-	fill_open(&o->o, fi);
+	fill_open(req, &o->o, fi);
 	iov = ONE(o);
 	return reply_kind(req, RK_CREATE, &iov, 1);
 }
@@ -343,7 +360,7 @@ int fring_reply_open(fring_req_t *req, const struct fring_file *fi)
 	struct fuse_open_out *o = (void *)req->small;
 	struct iovec iov;
 
-	fill_open(o, fi);
+	fill_open(req, o, fi);
 	iov = ONE(o);
 	return reply_kind(req, RK_OPEN, &iov, 1);
 }

@@ -32,6 +32,7 @@ enum ud_tag {
 	UD_WAKE = 2,  /* the wake-up eventfd read */
 	UD_EXIT = 3,  /* the poll on the session's exit eventfd */
 	UD_SETUP = 4, /* ADD_QUEUE / ADD_BUFPOOL of a queue */
+	UD_STAGE = 5, /* a fring_req: staged READ data into its zc slot */
 	UD_MASK = 7,
 };
 
@@ -77,16 +78,140 @@ static void rt_arm_exit(struct ring_thread *rt)
 	io_uring_sqe_set_data64(sqe, ud_make(rt, UD_EXIT));
 }
 
-static void rt_commit(struct ring_thread *rt, struct fring_req *req)
+static size_t stage_off(const struct fring_req *req)
 {
-	struct io_uring_sqe *sqe = rt_sqe(rt);
+	return (size_t)req->zc_slot * req->q->rt->rs->payload_sz;
+}
 
+/* The answer of a zero-copy request is unusable: say EIO instead. */
+static void zc_fail(struct fring_req *req, const char *why, bool bug)
+{
+	struct fuse_out_header *oh = (void *)req->hdr.in_out;
+
+	if (bug)
+		stat_add(req->q, handler_bugs, 1);
+	fr_err("%s%s (request %llu, q%u); answering EIO",
+	       bug ? "handler bug: " : "", why,
+	       (unsigned long long)req->commit_id, req->q->idx);
+	oh->error = -EIO;
+	oh->len = sizeof(*oh);
+	req->hdr.ring_ent_in_out.payload_sz = 0;
+	req->zc_staged = 0;
+}
+
+/* Staged READ data: READ_FIXED from the stage memfd into the client's
+ * pages; the commit follows its completion (rt_stage_done). */
+static bool rt_stage(struct ring_thread *rt, struct fring_req *req)
+{
+	struct io_uring_sqe *sqe;
+
+	if (rt->zc_dead) {
+		zc_fail(req, "connection gone before staged data moved", false);
+		return false;
+	}
+	sqe = rt_sqe(rt);
+	io_uring_prep_read_fixed(sqe, rt->stage_fd, NULL, req->zc_staged,
+				 stage_off(req), req->zc_slot);
+	io_uring_sqe_set_data64(sqe, ud_make(req, UD_STAGE));
+	req->zc_inflight++;
+	req->commit_held = true;
+	return true;
+}
+
+static void rt_stage_done(struct ring_thread *rt, struct fring_req *req,
+			  int res)
+{
+	req->zc_inflight--;
+	req->commit_held = false;
+	if (res != (int)req->zc_staged)
+		zc_fail(req, "staging READ data into the client's pages failed",
+			false);
+	req->zc_staged = 0;
+	if (!rt->stopping)
+		ring_commit(rt, req);
+}
+
+/* Commits an answered entry (and fetches the next request), unless fixed
+ * ops still run on its zero-copy slot: committing ends the client request
+ * and frees the slot for the next one. */
+void ring_commit(struct ring_thread *rt, struct fring_req *req)
+{
+	struct io_uring_sqe *sqe;
+
+	if (req->zc_inflight) {
+		req->commit_held = true;
+		return;
+	}
+	req->commit_held = false;
+	if (req->zc_staged && rt_stage(rt, req))
+		return;
+	sqe = rt_sqe(rt);
 	ring_prep_commit(sqe, req->q->fd, req->q->qid, req->commit_id,
 			 req->q->pool_index, ud_make(req, UD_ENTRY));
 	rt->in_kernel++;
 }
 
 /* ---------------- the transport ops ---------------- */
+
+/*
+ * Zero-copy answers carry no data: it is in the client's pages already. A
+ * READ answered from memory is written to the stage memfd here (any
+ * thread) and moved into the pages by the owning thread before the commit.
+ * An answer claiming more bytes than fixed ops moved would expose stale
+ * page contents (READ) or lose data (WRITE): EIO instead.
+ */
+static int ring_send_zc(struct fring_req *req, struct iovec *iov, int cnt)
+{
+	struct fuse_out_header *oh = (void *)req->hdr.in_out;
+	size_t total = 0;
+	ssize_t n;
+
+	memcpy(oh, iov[0].iov_base, sizeof(*oh));
+	req->hdr.ring_ent_in_out.payload_sz = 0;
+	if (oh->error)
+		return 0;
+	for (int i = 1; i < cnt; i++)
+		total += iov[i].iov_len;
+	if (req->zc == ZC_WRITE) {
+		const struct fuse_write_out *wo = iov[1].iov_base;
+
+		if (cnt != 2 || iov[1].iov_len != sizeof(*wo) ||
+		    wo->size > req->zc_moved) {
+			zc_fail(req,
+				"zero-copy WRITE answered with more bytes "
+				"than left the client's pages",
+				true);
+			return 0;
+		}
+		memcpy(req->data, wo, sizeof(*wo));
+		req->hdr.ring_ent_in_out.payload_sz = sizeof(*wo);
+		return 0;
+	}
+	if (total == 0)
+		return 0;
+	if (cnt == 2 && !iov[1].iov_base) {
+		/* fring_reply_data(): placed by fixed ops */
+		if (total > req->zc_moved) {
+			zc_fail(req,
+				"zero-copy READ answered with more bytes "
+				"than reached the client's pages",
+				true);
+			return 0;
+		}
+		req->hdr.ring_ent_in_out.payload_sz = (uint32_t)total;
+		return 0;
+	}
+	n = pwritev(req->q->rt->stage_fd, iov + 1, cnt - 1,
+		    (off_t)stage_off(req));
+	if (n != (ssize_t)total) {
+		zc_fail(req, "staging READ data failed", false);
+		return n < 0 ? -errno : -EIO;
+	}
+	req->zc_staged = (uint32_t)total;
+	req->hdr.ring_ent_in_out.payload_sz = (uint32_t)total;
+	stat_add(req->q, zero_copy_staged, 1);
+	return 0;
+}
 
 /* Places the answer in the entry: header, then every output arg packed
  * from payload offset 0 (the kernel reads it from there). */
@@ -95,6 +220,8 @@ static int ring_send(struct fring_req *req, struct iovec *iov, int cnt)
 	struct fuse_out_header *oh = (void *)req->hdr.in_out;
 	size_t off = 0;
 
+	if (req->zc != ZC_NONE)
+		return ring_send_zc(req, iov, cnt);
 	for (int i = 1; i < cnt; i++) {
 		if (off + iov[i].iov_len > req->datasz) {
 			/* reply.c limits data to what was asked; this is a
@@ -136,7 +263,7 @@ static void ring_recycle(struct fring_req *req)
 
 	if (cur_rt == rt) {
 		if (!rt->stopping)
-			rt_commit(rt, req);
+			ring_commit(rt, req);
 		return;
 	}
 	pthread_mutex_lock(&rt->lock);
@@ -168,17 +295,29 @@ void ring_thread_wake(struct ring_thread *rt)
 static void rt_drain_handoff(struct ring_thread *rt)
 {
 	struct fring_req *list;
+	struct ring_io *ios;
 
 	pthread_mutex_lock(&rt->lock);
 	list = rt->handoff;
 	rt->handoff = NULL;
+	ios = rt->io_handoff;
+	rt->io_handoff = NULL;
 	pthread_mutex_unlock(&rt->lock);
+	/* started after the whole batch of completions: one of them may
+	 * say the connection is gone (rt_zc_dead) */
+	while (ios) {
+		struct ring_io *io = ios;
+
+		ios = io->next;
+		io->next = rt->io_pending;
+		rt->io_pending = io;
+	}
 	while (list) {
 		struct fring_req *req = list;
 
 		list = req->next_free;
 		if (!rt->stopping)
-			rt_commit(rt, req);
+			ring_commit(rt, req);
 	}
 }
 
@@ -195,6 +334,50 @@ char *ring_pool_buf(const struct fring_queue *q, size_t bsz, uint32_t off)
 	return q->pool + off;
 }
 
+/*
+ * A request whose pages the kernel put in the entry's slot. Its pool
+ * buffer (if any) holds only the non-page bytes: for a WRITE, payload_sz
+ * counts the page bytes too. Returns false after rejecting the request.
+ */
+static bool rt_zc_request(struct ring_thread *rt, struct fring_req *req,
+			  uint32_t *psz)
+{
+	const struct fuse_in_header *ih = (const void *)req->hdr.in_out;
+	struct fring_queue *q = req->q;
+
+	if (!rt->rs->zero_copy) {
+		fring_reject(req, ih, "zero-copy request on a copying queue");
+		return false;
+	}
+	if (ih->opcode == FUSE_READ) {
+		const struct fuse_read_in *in = (const void *)req->hdr.op_in;
+
+		req->zc = ZC_READ;
+		req->zc_size = in->size;
+		stat_add(q, zero_copy_reads, 1);
+	} else if (ih->opcode == FUSE_WRITE) {
+		const struct fuse_write_in *in = (const void *)req->hdr.op_in;
+
+		if (in->size > *psz) {
+			fring_reject(req, ih,
+				     "zero-copy WRITE larger than "
+				     "its payload size");
+			return false;
+		}
+		*psz -= in->size;
+		req->zc = ZC_WRITE;
+		req->zc_size = in->size;
+		stat_add(q, zero_copy_writes, 1);
+	} else {
+		fring_reject(req, ih,
+			     "zero-copy flag on a request that is "
+			     "neither READ nor WRITE");
+		return false;
+	}
+	stat_add(q, zero_copy_requests, 1);
+	return true;
+}
+
 static void rt_entry_request(struct ring_thread *rt, struct fring_req *req)
 {
 	struct fuse_uring_req_header *h = &req->hdr;
@@ -205,7 +388,18 @@ static void rt_entry_request(struct ring_thread *rt, struct fring_req *req)
 
 	req->commit_id = h->ring_ent_in_out.commit_id;
 	req->in_len = ih->len;
-	if (req->q->pool) {
+	req->zc = ZC_NONE;
+	req->zc_moved = 0;
+	req->zc_staged = 0;
+	req->commit_held = false;
+	if ((h->ring_ent_in_out.flags & FUSE_URING_ENT_ZERO_COPY) &&
+	    !rt_zc_request(rt, req, &psz))
+		return;
+	if (req->zc == ZC_READ) {
+		/* no pool buffer: offset 0 would name another entry's */
+		req->data = NULL;
+		req->datasz = 0;
+	} else if (req->q->pool) {
 		req->datasz = rt->rs->payload_sz;
 		req->data = ring_pool_buf(req->q, req->datasz,
 					  h->ring_ent_in_out.offset);
@@ -233,6 +427,29 @@ static void rt_entry_request(struct ring_thread *rt, struct fring_req *req)
 	fring_dispatch(req, &m);
 }
 
+/*
+ * The connection is ending. After an abort the kernel leaves zero-copy
+ * slots registered, still pointing at the aborted requests' pages (a
+ * READ_FIXED into one would write into memory the client got back):
+ * refuse further fixed ops and empty every slot at once.
+ */
+static void rt_zc_dead(struct ring_thread *rt)
+{
+	unsigned n = rt->nq * rt->rs->depth;
+	struct iovec *none;
+
+	if (!rt->rs->zero_copy || rt->zc_dead || !rt->registered)
+		return;
+	rt->zc_dead = true;
+	none = calloc(n, sizeof(*none));
+	if (!none || io_uring_register_buffers_update_tag(&rt->ring, rt->nq,
+							  none, NULL, n) < 0)
+		fr_warn("ring thread %u: could not clear the zero-copy "
+			"slots; closing the ring will",
+			rt->idx);
+	free(none);
+}
+
 static void rt_entry_cqe(struct ring_thread *rt, struct fring_req *req, int res)
 {
 	struct fring_session *se = rt->rs->se;
@@ -247,6 +464,7 @@ static void rt_entry_cqe(struct ring_thread *rt, struct fring_req *req, int res)
 		return;
 	}
 	rt->dead_entries++;
+	rt_zc_dead(rt);
 	switch (-res) {
 	case ENOTCONN:
 	case ECONNABORTED:
@@ -284,6 +502,10 @@ static void rt_cqe(struct ring_thread *rt, struct io_uring_cqe *cqe)
 		break;
 	case UD_EXIT:
 		rt->stopping = true;
+		rt_zc_dead(rt);
+		break;
+	case UD_STAGE:
+		rt_stage_done(rt, ud_ptr(ud), cqe->res);
 		break;
 	case UD_SETUP:
 		if (ud_ptr(ud) == rt)
@@ -345,6 +567,8 @@ static int rt_alloc_entries(struct ring_thread *rt)
 			q->slots[q->nslots++] = req;
 			req->se = rs->se;
 			req->q = q;
+			/* the table starts with the pools, one per queue */
+			req->zc_slot = (uint16_t)(rt->nq + i * rs->depth + e);
 			req->reg_iov[0].iov_base = &req->hdr;
 			req->reg_iov[0].iov_len = sizeof(req->hdr);
 			/* on a pool queue the payload is in the pool and
@@ -365,6 +589,26 @@ static int rt_alloc_entries(struct ring_thread *rt)
 		}
 	}
 	return 0;
+}
+
+/*
+ * Zero-copy: a sparse table, the pools at 0..nq-1, then one empty slot per
+ * entry for the kernel to put client pages in (it refuses an occupied
+ * one). Plus the memfd that stages READ answers given from memory.
+ */
+static int rt_zc_table(struct ring_thread *rt, const struct iovec *pools)
+{
+	int ret = io_uring_register_buffers_sparse(
+		&rt->ring, rt->nq + rt->nq * rt->rs->depth);
+
+	if (ret)
+		return ret;
+	ret = io_uring_register_buffers_update_tag(&rt->ring, 0, pools, NULL,
+						   rt->nq);
+	if (ret < 0)
+		return ret;
+	rt->stage_fd = memfd_create("fring-zc-stage", MFD_CLOEXEC);
+	return rt->stage_fd < 0 ? -errno : 0;
 }
 
 static int rt_setup(struct ring_thread *rt)
@@ -405,7 +649,10 @@ static int rt_setup(struct ring_thread *rt)
 			iov[i].iov_base = rt->qs[i]->pool;
 			iov[i].iov_len = rt->qs[i]->pool_len;
 		}
-		ret = io_uring_register_buffers(&rt->ring, iov, rt->nq);
+		if (rt->rs->zero_copy)
+			ret = rt_zc_table(rt, iov);
+		else
+			ret = io_uring_register_buffers(&rt->ring, iov, rt->nq);
 		if (ret)
 			return ret;
 		for (unsigned i = 0; i < rt->nq; i++)
@@ -426,8 +673,8 @@ static int rt_add_pools(struct ring_thread *rt)
 	for (unsigned i = 0; i < rt->nq; i++) {
 		struct fring_queue *q = rt->qs[i];
 
-		ring_prep_add_queue(rt_sqe(rt), q->fd, q->qid, false,
-				    ud_make(q, UD_SETUP));
+		ring_prep_add_queue(rt_sqe(rt), q->fd, q->qid,
+				    rt->rs->zero_copy, ud_make(q, UD_SETUP));
 		ring_prep_add_bufpool(rt_sqe(rt), q->fd, q->qid, q->pool,
 				      (uint32_t)q->pool_len, q->pool_index,
 				      ud_make(q, UD_SETUP));
@@ -494,7 +741,8 @@ static void rt_register_all(struct ring_thread *rt)
 			struct io_uring_sqe *sqe = rt_sqe(rt);
 
 			ring_prep_register(sqe, q->fd, q->qid, req->reg_iov,
-					   q->pool_index, 0,
+					   q->pool_index,
+					   rt->rs->zero_copy ? req->zc_slot : 0,
 					   ud_make(req, UD_ENTRY));
 			rt->in_kernel++;
 			stat_add(q, ring_entries, 1);
@@ -523,6 +771,12 @@ static void rt_loop(struct ring_thread *rt)
 			n++;
 		}
 		io_uring_cq_advance(&rt->ring, n);
+		if (rt->io_pending) {
+			struct ring_io *ios = rt->io_pending;
+
+			rt->io_pending = NULL;
+			ring_io_start_handed(rt, ios);
+		}
 		if (rt->dead_entries && rt->dead_entries == rt->total_entries &&
 		    !rt->stopping) {
 			/* every entry is gone: nothing more can arrive */
@@ -535,6 +789,7 @@ static void *rt_main(void *arg)
 {
 	struct ring_thread *rt = arg;
 	struct ring_state *rs = rt->rs;
+	struct ring_io *ios;
 	sigset_t all;
 	int ret;
 
@@ -561,7 +816,22 @@ static void *rt_main(void *arg)
 	}
 	pthread_mutex_lock(&rt->lock);
 	rt->dead = true;
+	ios = rt->io_handoff;
+	rt->io_handoff = NULL;
 	pthread_mutex_unlock(&rt->lock);
+	/* helpers handed over too late: answered, so nothing stays in flight
+	 * (the answers go nowhere: the thread no longer commits) */
+	for (int pass = 0; pass < 2; pass++) {
+		while (ios) {
+			struct ring_io *io = ios;
+
+			ios = io->next;
+			reply_errno(io->req, ESHUTDOWN);
+			free(io);
+		}
+		ios = rt->io_pending;
+		rt->io_pending = NULL;
+	}
 	cur_rt = NULL;
 	return NULL;
 }
@@ -609,7 +879,9 @@ int ring_prepare(struct fring_session *se)
 	se->ring = rs;
 	rs->se = se;
 	rs->depth = se->cfg.queue_depth;
-	rs->pool = se->transport == FRING_TRANSPORT_BUFPOOL_REGISTERED
+	rs->zero_copy = se->transport == FRING_TRANSPORT_ZEROCOPY;
+	rs->pool = se->transport == FRING_TRANSPORT_BUFPOOL_REGISTERED ||
+				   rs->zero_copy
 			   ? POOL_REGISTERED
 		   : se->transport == FRING_TRANSPORT_BUFPOOL ? POOL_PLAIN
 							      : POOL_NONE;
@@ -630,6 +902,18 @@ int ring_prepare(struct fring_session *se)
 	nthreads = se->cfg.threads && se->cfg.threads < se->nqueues
 			   ? se->cfg.threads
 			   : se->nqueues;
+	if (rs->zero_copy) {
+		/* a thread's table: its pools plus a slot per entry */
+		unsigned per = (se->nqueues + nthreads - 1) / nthreads;
+
+		if ((uint64_t)per * (rs->depth + 1) > 16384) {
+			fr_err("zerocopy: %u queues x (queue_depth=%u + 1) "
+			       "exceed io_uring's 16384 fixed buffers per "
+			       "ring; use more threads or a smaller depth",
+			       per, rs->depth);
+			return -EINVAL;
+		}
+	}
 	rs->threads = calloc(nthreads, sizeof(*rs->threads));
 	if (!rs->threads)
 		return -ENOMEM;
@@ -640,6 +924,7 @@ int ring_prepare(struct fring_session *se)
 		rt->rs = rs;
 		rt->idx = t;
 		rt->wake_efd = -1;
+		rt->stage_fd = -1;
 		pthread_mutex_init(&rt->lock, NULL);
 		rt->qs = calloc(se->nqueues, sizeof(*rt->qs));
 		if (!rt->qs)
@@ -743,6 +1028,8 @@ void ring_free(struct fring_session *se)
 			io_uring_queue_exit(&rt->ring);
 		if (rt->wake_efd >= 0)
 			close(rt->wake_efd);
+		if (rt->stage_fd >= 0)
+			close(rt->stage_fd);
 		ring_io_free_all(rt);
 		pthread_mutex_destroy(&rt->lock);
 		free(rt->qs);
@@ -769,6 +1056,10 @@ bool ring_on_thread_of(const struct fring_req *req)
 struct io_uring_sqe *ring_io_sqe(struct fring_req *req)
 {
 	if (!ring_on_thread_of(req) || cur_rt->stopping)
+		return NULL;
+	/* a zero-copy slot may point at pages a gone client got back */
+	if (req->zc != ZC_NONE &&
+	    (cur_rt->zc_dead || atomic_load(&req->se->exiting)))
 		return NULL;
 	return rt_sqe(cur_rt);
 }

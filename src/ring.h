@@ -32,9 +32,18 @@ struct ring_thread {
 	int setup_res;	     /* their first error */
 	int wake_efd;
 	uint64_t wake_buf;
-	pthread_mutex_t lock;	   /* handoff, dead */
-	struct fring_req *handoff; /* answered elsewhere, to commit here */
+	pthread_mutex_t lock;	    /* handoff, dead */
+	struct fring_req *handoff;  /* answered elsewhere, to commit here */
+	struct ring_io *io_handoff; /* zero-copy helpers started elsewhere */
+	struct ring_io *io_pending; /* ... taken over, to start */
 	bool dead;
+	/* zero-copy: in-memory READ answers are staged in this memfd (at
+	 * slot * payload_sz) and READ_FIXED into the client's pages */
+	int stage_fd;
+	/* zero-copy: the connection is gone; the kernel may keep slots
+	 * pointing at aborted requests' pages, so no fixed op may touch them
+	 * any more (kernel-protocol.md 6.6) */
+	bool zc_dead;
 	struct ring_io *io_free;
 };
 
@@ -47,6 +56,7 @@ enum pool_mode {
 struct ring_state {
 	struct fring_session *se;
 	enum pool_mode pool;
+	bool zero_copy;	    /* registered pools plus client pages in slots */
 	unsigned pool_bufs; /* buffers per queue pool */
 	struct ring_thread *threads;
 	unsigned nthreads;
@@ -69,6 +79,9 @@ struct ring_io {
 	off_t off;
 	size_t size, done;
 	bool is_write;
+	/* a fixed op on the request's zero-copy slot, at slot offset zc_addr */
+	bool zc_track;
+	uint64_t zc_addr;
 	struct ring_io *next;
 };
 
@@ -90,5 +103,10 @@ FRING_HIDDEN int ring_helper_start(struct fring_req *req, int fd, off_t off,
 				   size_t size, bool is_write);
 FRING_HIDDEN void ring_io_complete(struct ring_thread *rt, struct ring_io *io,
 				   int res);
+FRING_HIDDEN int ring_helper_handoff(struct fring_req *req, int fd, off_t off,
+				     size_t size, bool is_write);
+FRING_HIDDEN void ring_io_start_handed(struct ring_thread *rt,
+				       struct ring_io *list);
+FRING_HIDDEN void ring_commit(struct ring_thread *rt, struct fring_req *req);
 
 #endif

@@ -41,6 +41,38 @@ struct io_uring_sqe *fring_io_sqe(fring_req_t *req)
 	return ring_io_sqe(req);
 }
 
+/* A fixed op on the request's own zero-copy slot: counted, so the commit
+ * waits for it and the answer is checked against what it moved. */
+static void zc_track(struct ring_io *io, const struct io_uring_sqe *sqe)
+{
+	struct fring_req *req = io->req;
+
+	io->zc_track = req->zc != ZC_NONE &&
+		       (sqe->opcode == IORING_OP_READ_FIXED ||
+			sqe->opcode == IORING_OP_WRITE_FIXED) &&
+		       sqe->buf_index == req->zc_slot;
+	if (io->zc_track) {
+		io->zc_addr = sqe->addr;
+		req->zc_inflight++;
+	}
+}
+
+/* Bytes a tracked op moved count when they continue what is moved. */
+static void zc_done(struct ring_thread *rt, struct ring_io *io, int res)
+{
+	struct fring_req *req = io->req;
+
+	if (!io->zc_track)
+		return;
+	io->zc_track = false;
+	req->zc_inflight--;
+	if (res > 0 && io->zc_addr <= req->zc_moved &&
+	    io->zc_addr + (uint64_t)res > req->zc_moved)
+		req->zc_moved = (uint32_t)(io->zc_addr + (uint64_t)res);
+	if (!req->zc_inflight && req->commit_held && !rt->stopping)
+		ring_commit(rt, req);
+}
+
 int fring_io_submit(fring_req_t *req, struct io_uring_sqe *sqe, fring_io_cb cb,
 		    void *data)
 {
@@ -58,6 +90,7 @@ int fring_io_submit(fring_req_t *req, struct io_uring_sqe *sqe, fring_io_cb cb,
 	io->req = req;
 	io->cb = cb;
 	io->data = data;
+	zc_track(io, sqe);
 	fring_req_async(req);
 	ring_io_arm(io, sqe);
 	return 0;
@@ -65,16 +98,20 @@ int fring_io_submit(fring_req_t *req, struct io_uring_sqe *sqe, fring_io_cb cb,
 
 static bool helper_submit(struct ring_thread *rt, struct ring_io *io)
 {
-	struct io_uring_sqe *sqe = ring_io_sqe(io->req);
-	char *p = (char *)io->req->buf.mem + io->done;
+	struct fring_req *req = io->req;
+	struct io_uring_sqe *sqe = ring_io_sqe(req);
 	unsigned len = (unsigned)(io->size - io->done);
+	uint64_t off = (uint64_t)(io->off + (off_t)io->done);
+	int bi = req->buf.buf_index;
+	char *p;
 
 	if (!sqe)
 		return false;
-	uint64_t off = (uint64_t)(io->off + (off_t)io->done);
-	int bi = io->req->q->pool_index;
-
-	/* a registered pool needs no page pinning per I/O */
+	/* FIXED: the client's pages, addressed from 0; a registered pool
+	 * by address, without page pinning per I/O */
+	p = req->buf.kind == FRING_BUF_FIXED
+		    ? (char *)(uintptr_t)(req->buf.buf_addr + io->done)
+		    : (char *)req->buf.mem + io->done;
 	if (io->is_write && bi >= 0)
 		io_uring_prep_write_fixed(sqe, io->fd, p, len, off, bi);
 	else if (io->is_write)
@@ -84,6 +121,7 @@ static bool helper_submit(struct ring_thread *rt, struct ring_io *io)
 	else
 		io_uring_prep_read(sqe, io->fd, p, len, off);
 	(void)rt;
+	zc_track(io, sqe);
 	ring_io_arm(io, sqe);
 	return true;
 }
@@ -118,6 +156,7 @@ void ring_io_complete(struct ring_thread *rt, struct ring_io *io, int res)
 {
 	if (!io)
 		return;
+	zc_done(rt, io, res);
 	if (rt->stopping) {
 		io_put(rt, io);
 		return;
@@ -155,4 +194,51 @@ int ring_helper_start(struct fring_req *req, int fd, off_t off, size_t size,
 	}
 	fring_req_async(req);
 	return 0;
+}
+
+/*
+ * A zero-copy request's data can only move on its own ring: a helper
+ * called on another thread is handed to the queue thread, which starts it
+ * (ring_io_start_handed).
+ */
+int ring_helper_handoff(struct fring_req *req, int fd, off_t off, size_t size,
+			bool is_write)
+{
+	struct ring_thread *rt = req->q->rt;
+	struct ring_io *io = calloc(1, sizeof(*io));
+
+	if (!io)
+		return -ENOMEM;
+	io->req = req;
+	io->fd = fd;
+	io->off = off;
+	io->size = size;
+	io->is_write = is_write;
+	fring_req_async(req);
+	pthread_mutex_lock(&rt->lock);
+	if (rt->dead) {
+		pthread_mutex_unlock(&rt->lock);
+		free(io);
+		return -ESHUTDOWN;
+	}
+	io->next = rt->io_handoff;
+	rt->io_handoff = io;
+	pthread_mutex_unlock(&rt->lock);
+	ring_thread_wake(rt);
+	return 0;
+}
+
+void ring_io_start_handed(struct ring_thread *rt, struct ring_io *list)
+{
+	while (list) {
+		struct ring_io *io = list;
+		struct fring_req *req = io->req;
+
+		list = io->next;
+		if (!helper_submit(rt, io)) {
+			free(io);
+			/* stopping: the answer is refused anyway */
+			reply_errno(req, ESHUTDOWN);
+		}
+	}
 }

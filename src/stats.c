@@ -45,6 +45,9 @@ static void stats_read(const struct fring_qstats *in, struct fring_stats *o)
 	o->max_latency_ns = LD(max_latency_ns);
 	o->ring_entries = LD(ring_entries);
 	o->pool_requests = LD(pool_requests);
+	o->zero_copy_reads = LD(zero_copy_reads);
+	o->zero_copy_writes = LD(zero_copy_writes);
+	o->zero_copy_staged = LD(zero_copy_staged);
 	for (unsigned i = 0; i < FRING_STATS_OPCODES; i++)
 		o->by_opcode[i] = LD(by_opcode[i]);
 }
@@ -64,6 +67,9 @@ static void stats_sum(struct fring_stats *t, const struct fring_stats *s)
 	t->handler_bugs += s->handler_bugs;
 	t->ring_entries += s->ring_entries;
 	t->pool_requests += s->pool_requests;
+	t->zero_copy_reads += s->zero_copy_reads;
+	t->zero_copy_writes += s->zero_copy_writes;
+	t->zero_copy_staged += s->zero_copy_staged;
 	if (s->max_latency_ns > t->max_latency_ns)
 		t->max_latency_ns = s->max_latency_ns;
 	for (unsigned i = 0; i < FRING_STATS_OPCODES; i++)
@@ -104,7 +110,9 @@ static void json_counters(FILE *f, const struct fring_stats *st)
 		"\"bytes_written\":%llu,\"zero_copy_requests\":%llu,"
 		"\"pool_waits\":%llu,\"in_flight\":%llu,"
 		"\"handler_bugs\":%llu,\"max_latency_ns\":%llu,"
-		"\"ring_entries\":%llu,\"pool_requests\":%llu",
+		"\"ring_entries\":%llu,\"pool_requests\":%llu,"
+		"\"zero_copy_reads\":%llu,\"zero_copy_writes\":%llu,"
+		"\"zero_copy_staged\":%llu",
 		(unsigned long long)st->requests,
 		(unsigned long long)st->replies, (unsigned long long)st->errors,
 		(unsigned long long)st->malformed,
@@ -116,7 +124,10 @@ static void json_counters(FILE *f, const struct fring_stats *st)
 		(unsigned long long)st->handler_bugs,
 		(unsigned long long)st->max_latency_ns,
 		(unsigned long long)st->ring_entries,
-		(unsigned long long)st->pool_requests);
+		(unsigned long long)st->pool_requests,
+		(unsigned long long)st->zero_copy_reads,
+		(unsigned long long)st->zero_copy_writes,
+		(unsigned long long)st->zero_copy_staged);
 }
 
 /* The JSON grows with the number of queues (one per possible CPU on the

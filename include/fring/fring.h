@@ -193,7 +193,14 @@ struct fring_file {
 	uint32_t flush : 1;	/**< release: also flush */
 	uint32_t flock_release : 1; /**< release: drop flock locks of owner */
 	uint32_t kill_suidgid : 1;  /**< open/write: clear suid/sgid */
-	uint32_t padding : 22;
+	/** reply (open/create) on transport=zerocopy: let the kernel hand
+	 * this file's READ/WRITE pages to the server as fixed buffers. By
+	 * default every open gets it (see the zero_copy_opt_in option). */
+	uint32_t zero_copy : 1;
+	/** reply (open/create): never zero-copy this open; wins over
+	 * zero_copy. For handlers that must see write data in memory. */
+	uint32_t no_zero_copy : 1;
+	uint32_t padding : 20;
 	uint32_t poll_events; /**< poll: requested events */
 	int32_t backing_id;   /**< reserved for FUSE passthrough */
 	uint32_t reserved[4];
@@ -207,8 +214,13 @@ enum fring_buf_kind {
 
 /**
  * Where a read's data goes (dst) or a write's data is (src). For MEM buffers
- * `mem` is valid until the request is answered; for FIXED buffers only
- * io_uring *_FIXED operations on the queue's ring may touch the data.
+ * `mem` is valid until the request is answered (buf_index >= 0 when `mem` is
+ * inside a registered buffer pool: *_FIXED operations with that index work
+ * on it). FIXED buffers are the client's own pages (transport=zerocopy):
+ * they are not mapped in the server, only io_uring READ_FIXED (dst) or
+ * WRITE_FIXED (src) on the queue's ring with buf_index and sqe->addr =
+ * buf_addr + offset move them. The data helpers, fring_reply_buf() and
+ * fring_reply_iov() handle both kinds.
  */
 struct fring_buf {
 	enum fring_buf_kind kind;
@@ -291,10 +303,15 @@ struct fring_ops {
 	 * Read up to size bytes at off into dst (dst->size >= size). Answer
 	 * with fring_reply_data() after filling dst, fring_reply_buf() with
 	 * other memory, or fring_read_from_fd() to let the library do the I/O.
+	 * On a zero-copy open dst is FRING_BUF_FIXED: fring_reply_data() then
+	 * needs the bytes moved into it with READ_FIXED first (the helpers
+	 * do); fring_reply_buf() works unchanged.
 	 */
 	void (*read)(fring_req_t *req, fring_ino_t ino, size_t size, off_t off,
 		     struct fring_file *fi, const struct fring_buf *dst);
-	/** Write src->size bytes at off. Answer fring_reply_write(). */
+	/** Write src->size bytes at off. Answer fring_reply_write(). On a
+	 * zero-copy open src is FRING_BUF_FIXED: use fring_write_to_fd(), or
+	 * WRITE_FIXED on the queue's ring, or set no_zero_copy at open. */
 	void (*write)(fring_req_t *req, fring_ino_t ino,
 		      const struct fring_buf *src, off_t off,
 		      struct fring_file *fi);
@@ -577,7 +594,11 @@ struct fring_stats {
 	uint64_t by_opcode[FRING_STATS_OPCODES]; /**< requests per opcode */
 	uint64_t ring_entries;	/**< ring entries registered with the kernel */
 	uint64_t pool_requests; /**< requests whose data was in a pool buffer */
-	uint64_t reserved[6];
+	uint64_t zero_copy_reads;  /**< READs served into client pages */
+	uint64_t zero_copy_writes; /**< WRITEs served from client pages */
+	/** zero-copy READs answered from memory, staged through a memfd */
+	uint64_t zero_copy_staged;
+	uint64_t reserved[3];
 };
 /** Counters of queue q (q < fring_session_queues()), or of all queues
  * summed when q == FRING_STATS_ALL. Returns 0 or -EINVAL. */

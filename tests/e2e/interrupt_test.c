@@ -45,7 +45,7 @@ static void st_fill(fring_ino_t ino, struct stat *st)
 
 static void t_lookup(fring_req_t *req, fring_ino_t parent, const char *name)
 {
-	struct fring_entry e = { .ino = FILE_INO };
+	struct fring_entry e = {.ino = FILE_INO};
 
 	if (parent != FRING_ROOT_INO || strcmp(name, "slow"))
 		return (void)fring_reply_err(req, ENOENT);
@@ -112,7 +112,7 @@ static void on_usr1(int sig)
 
 static int client(const char *path)
 {
-	struct sigaction sa = { .sa_handler = on_usr1 }; /* no SA_RESTART */
+	struct sigaction sa = {.sa_handler = on_usr1}; /* no SA_RESTART */
 	char buf[4096];
 	int fd = open(path, O_RDONLY);
 	ssize_t n;
@@ -174,12 +174,12 @@ int main(int argc, char *argv[])
 	if (child == 0)
 		_exit(client(path));
 	T(wait_for(&read_started, 10), "read_reached_handler",
-	      "expected the READ within 10 s");
+	  "expected the READ within 10 s");
 	kill(child, SIGUSR1);
 	T(wait_for(&saw_interrupt, 10), "interrupt_callback",
-	      "expected the interrupt callback within 10 s");
+	  "expected the interrupt callback within 10 s");
 	T(atomic_load(&flag_was_set), "interrupted_flag",
-	      "expected fring_req_interrupted() != 0 in the callback");
+	  "expected fring_req_interrupted() != 0 in the callback");
 	if (!atomic_load(&saw_interrupt)) {
 		/* do not leave the client hanging */
 		fring_req_t *r = atomic_exchange(&held, NULL);
@@ -189,26 +189,24 @@ int main(int argc, char *argv[])
 	}
 	waitpid(child, &status, 0);
 	T(WIFEXITED(status) && WEXITSTATUS(status) == 0, "client_eintr",
-	      "expected the client's read to fail with EINTR, client status "
-	      "%d",
-	      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	  "expected the client's read to fail with EINTR, client status "
+	  "%d",
+	  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 
 	fring_session_exit(se);
 	pthread_join(th, &run_ret);
 	T(run_ret == NULL, "run_returns_0", "expected 0 got %ld",
-	      (long)run_ret);
+	  (long)run_ret);
 	fring_session_stats(se, FRING_STATS_ALL, &st);
-	T(fring_session_transport(se) ==
-			      (strcmp(transport, "uring") ? FRING_TRANSPORT_DEV
-							  : FRING_TRANSPORT_URING),
-	      "transport", "expected %s got %s", transport,
-	      fring_transport_name(fring_session_transport(se)));
+	T(!strcmp(fring_transport_name(fring_session_transport(se)), transport),
+	  "transport", "expected %s got %s", transport,
+	  fring_transport_name(fring_session_transport(se)));
 	T(st.in_flight == 0, "nothing_in_flight", "in_flight %llu",
-	      (unsigned long long)st.in_flight);
+	  (unsigned long long)st.in_flight);
 	T(st.handler_bugs == 0, "no_handler_bugs", "handler_bugs %llu",
-	      (unsigned long long)st.handler_bugs);
+	  (unsigned long long)st.handler_bugs);
 	T(st.by_opcode[36] >= 1, "interrupt_counted",
-	      "expected an INTERRUPT in the stats");
+	  "expected an INTERRUPT in the stats");
 	fring_session_destroy(se);
 	rmdir(mnt);
 	return chk_finish();
