@@ -20,9 +20,9 @@ static const struct {
 	const char *prefix;
 	size_t len;
 } prefixes[] = {
-	[XNS_USER] = { "user.", 5 },
-	[XNS_TRUSTED] = { "trusted.", 8 },
-	[XNS_SECURITY] = { "security.", 9 },
+	[XNS_USER] = {"user.", 5},
+	[XNS_TRUSTED] = {"trusted.", 8},
+	[XNS_SECURITY] = {"security.", 9},
 };
 
 /* The namespace of name; *bare is set when nothing follows the prefix. */
@@ -49,8 +49,7 @@ void xattrs_free(struct memfs_xattrs *x)
 	x->n = 0;
 }
 
-static struct memfs_xattr *xattr_find(struct memfs_xattrs *x,
-				      const char *name)
+static struct memfs_xattr *xattr_find(struct memfs_xattrs *x, const char *name)
 {
 	for (size_t i = 0; i < x->n; i++)
 		if (strcmp(x->v[i].name, name) == 0)
@@ -96,6 +95,27 @@ static int xattr_access(struct memfs_cred *c, struct memfs_inode *n,
 	}
 }
 
+/*
+ * The attribute name of n, if c may read it (write == false) or change it;
+ * NULL with *err set otherwise (ENODATA when there is none). Caller holds
+ * n->lock.
+ */
+static struct memfs_xattr *xattr_lookup_locked(struct memfs_cred *c,
+					       struct memfs_inode *n,
+					       const char *name, bool write,
+					       int *err)
+{
+	struct memfs_xattr *x;
+
+	*err = xattr_access(c, n, name, write);
+	if (*err)
+		return NULL;
+	x = xattr_find(&n->xattrs, name);
+	if (!x)
+		*err = ENODATA;
+	return x;
+}
+
 static int xattr_set_locked(struct memfs_inode *n, const char *name,
 			    const void *value, size_t size, int flags)
 {
@@ -111,8 +131,8 @@ static int xattr_set_locked(struct memfs_inode *n, const char *name,
 		return ENOMEM;
 	memcpy(copy, value, size);
 	if (!x) {
-		struct memfs_xattr *v = realloc(
-			n->xattrs.v, (n->xattrs.n + 1) * sizeof(*v));
+		struct memfs_xattr *v =
+			realloc(n->xattrs.v, (n->xattrs.n + 1) * sizeof(*v));
 		char *nm = strdup(name);
 
 		if (!v || !nm) {
@@ -191,10 +211,7 @@ void memfs_getxattr(fring_req_t *req, fring_ino_t ino, const char *name,
 	}
 	cred_init(&c, req);
 	pthread_mutex_lock(&n->lock);
-	err = xattr_access(&c, n, name, false);
-	x = err ? NULL : xattr_find(&n->xattrs, name);
-	if (!err && !x)
-		err = ENODATA;
+	x = xattr_lookup_locked(&c, n, name, false, &err);
 	if (!err) {
 		len = x->size;
 		if (size && len > size)
@@ -282,10 +299,7 @@ void memfs_removexattr(fring_req_t *req, fring_ino_t ino, const char *name)
 	}
 	cred_init(&c, req);
 	pthread_mutex_lock(&n->lock);
-	err = xattr_access(&c, n, name, true);
-	x = err ? NULL : xattr_find(&n->xattrs, name);
-	if (!err && !x)
-		err = ENODATA;
+	x = xattr_lookup_locked(&c, n, name, true, &err);
 	if (!err) {
 		free(x->name);
 		free(x->value);
