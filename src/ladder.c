@@ -85,9 +85,41 @@ static bool memlock_ok(size_t need, char *why, size_t whylen)
 	"zerocopy: no CAP_SYS_ADMIN (the kernel lets only it put client "      \
 	"pages in a server's io_uring)"
 
+/*
+ * Before mounting, what the ring rungs will allocate and pin, so an
+ * operator sees the cost before the kernel does (the rung itself is known
+ * only at INIT). Returns the bytes a registered pool would pin.
+ */
+static size_t memory_report(const struct fring_session *se)
+{
+	size_t payload = FRING_ALIGN_UP(
+		se->cfg.max_write > 8192 ? se->cfg.max_write : 8192,
+		FRING_PAGE);
+	unsigned bufs =
+		se->cfg.pool_bufs ? se->cfg.pool_bufs : se->cfg.queue_depth;
+	unsigned nq = ring_nr_queues();
+	size_t entries = payload * se->cfg.queue_depth * nq;
+	size_t pools = payload * bufs * nq;
+	struct rlimit rl;
+	char lim[64] = "unlimited";
+
+	if (!getrlimit(RLIMIT_MEMLOCK, &rl) && rl.rlim_cur != RLIM_INFINITY)
+		snprintf(lim, sizeof(lim), "%llu KiB",
+			 (unsigned long long)rl.rlim_cur / 1024);
+	fr_info("memory: %u queues x %u entries, up to %zu KiB a request: "
+		"uring %zu KiB of entry buffers; bufpool %zu KiB of pools; "
+		"bufpool-registered and zerocopy the same pools, pinned "
+		"(RLIMIT_MEMLOCK %s%s)",
+		nq, se->cfg.queue_depth, payload / 1024, entries / 1024,
+		pools / 1024, lim,
+		has_cap(CAP_IPC_LOCK_BIT) ? ", CAP_IPC_LOCK: not charged" : "");
+	return pools;
+}
+
 int ladder_precheck(struct fring_session *se)
 {
 	enum fring_transport t = se->cfg.transport;
+	size_t need;
 	int en;
 
 	switch (t) {
@@ -106,16 +138,9 @@ int ladder_precheck(struct fring_session *se)
 			       fring_transport_name(t), uring_refusal(en));
 			return -EOPNOTSUPP;
 		}
+		need = memory_report(se);
 		if (t == FRING_TRANSPORT_BUFPOOL_REGISTERED ||
 		    t == FRING_TRANSPORT_ZEROCOPY) {
-			/* before mounting: the largest payload max_write
-			 * allows, on every possible CPU */
-			size_t payload =
-				FRING_ALIGN_UP(se->cfg.max_write, FRING_PAGE);
-			unsigned bufs = se->cfg.pool_bufs ? se->cfg.pool_bufs
-							  : se->cfg.queue_depth;
-			size_t need = payload * bufs *
-				      (size_t)sysconf(_SC_NPROCESSORS_CONF);
 			char why[200];
 
 			if (!memlock_ok(need, why, sizeof(why))) {
@@ -124,6 +149,10 @@ int ladder_precheck(struct fring_session *se)
 				return -ENOMEM;
 			}
 		}
+		return 0;
+	case FRING_TRANSPORT_AUTO:
+		if (enable_uring() == 1)
+			memory_report(se);
 		return 0;
 	default:
 		return 0;
@@ -161,6 +190,9 @@ enum fring_transport ladder_choose(struct fring_session *se)
 	else
 		can_zc = true;
 
+	if (can_zc && want != FRING_TRANSPORT_AUTO &&
+	    want != FRING_TRANSPORT_ZEROCOPY)
+		snprintf(pool, sizeof(pool), "zerocopy: not asked for");
 	if (want == FRING_TRANSPORT_DEV)
 		snprintf(uring, sizeof(uring), "uring: not asked for");
 	else if (!can_uring)

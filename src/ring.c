@@ -396,9 +396,10 @@ static void rt_entry_request(struct ring_thread *rt, struct fring_req *req)
 	    !rt_zc_request(rt, req, &psz))
 		return;
 	if (req->zc == ZC_READ) {
-		/* no pool buffer: offset 0 would name another entry's */
+		/* no pool buffer (offset 0 would name another entry's); the
+		 * size bounds what the pages may hold */
 		req->data = NULL;
-		req->datasz = 0;
+		req->datasz = rt->rs->payload_sz;
 	} else if (req->q->pool) {
 		req->datasz = rt->rs->payload_sz;
 		req->data = ring_pool_buf(req->q, req->datasz,

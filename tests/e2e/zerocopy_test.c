@@ -13,8 +13,12 @@
  * zero-copied READ held by its handler (a late helper must not write into
  * the client's buffer). On the other rungs the same I/O must give the same
  * bytes with no zero-copy counted. "wb" turns on the writeback cache.
+ *
+ * zerocopy_test nocap [RUNG]: without CAP_SYS_ADMIN, transport=zerocopy
+ * refuses to mount and auto ends on RUNG (bufpool-registered), saying why.
  */
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <liburing.h>
 #include <pthread.h>
 #include <signal.h>
@@ -26,6 +30,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -487,9 +492,17 @@ static void phase_special(void)
 	/* the backing store has less than asked: a short read, exact */
 	memset(buf, 0xee, MIB);
 	n = direct_read(I_SHORT, buf, MIB);
-	T(n == SHORT_LEN, "short_read", "expected %d got %zd", SHORT_LEN, n);
+	/* with the writeback cache the kernel owns the size: it reports the
+	 * whole 1 MiB the file has, past the data either zeros or the
+	 * client's own bytes, never anything else */
+	T(n == (want_wb ? MIB : SHORT_LEN), "short_read", "expected %d got %zd",
+	  want_wb ? MIB : SHORT_LEN, n);
 	fill(want, SHORT_LEN, 0, 3);
 	chk_mem("short_data", buf, want, SHORT_LEN);
+	for (n = SHORT_LEN; n < MIB && (buf[n] == 0 || buf[n] == 0xee); n++)
+		;
+	T(n == MIB, "short_tail_clean", "byte %zd is %#x", n,
+	  n < MIB ? buf[n] : 0);
 
 	if (!zc)
 		goto out;
@@ -620,6 +633,69 @@ static int make_backing(void)
 	return 0;
 }
 
+/* ---------------- without CAP_SYS_ADMIN ---------------- */
+
+/* Raises or lowers CAP_SYS_ADMIN in the effective set only, so it can
+ * come back (mount(2) needs it; the rung choice must not see it). */
+static int sys_admin(bool on)
+{
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -errno;
+	if (on)
+		d[0].effective |= 1u << CAP_SYS_ADMIN;
+	else
+		d[0].effective &= ~(1u << CAP_SYS_ADMIN);
+	return syscall(SYS_capset, &h, d) ? -errno : 0;
+}
+
+/*
+ * transport=zerocopy refuses to mount without CAP_SYS_ADMIN, with the
+ * reason; auto mounts (mount(2) with the capability), then chooses its rung
+ * without it: on a 7.46 kernel bufpool-registered, saying why.
+ */
+static int nocap_mode(const char *want_auto)
+{
+	fring_config_t *cfg = fring_config_new();
+	fring_session_t *s = NULL;
+	pthread_t th;
+	int ret;
+
+	CHECK("lower_sys_admin", sys_admin(false) == 0);
+	fring_config_set(cfg, "transport", "zerocopy");
+	ret = fring_session_new(&ops, sizeof(ops), NULL, cfg, &s);
+	if (!ret)
+		ret = fring_session_mount(s, mnt);
+	T(ret == -EPERM, "zerocopy_refused", "expected -EPERM got %d", ret);
+	fring_session_destroy(s);
+	fring_config_set(cfg, "transport", "auto");
+	ret = fring_session_new(&ops, sizeof(ops), NULL, cfg, &se);
+	fring_config_free(cfg);
+	sys_admin(true);
+	if (!ret)
+		ret = fring_session_mount(se, mnt);
+	sys_admin(false);
+	if (!T(ret == 0, "auto_mounts", "mount: %d", ret))
+		return chk_finish();
+	pthread_create(&th, NULL, runner, se);
+	CHECK_SYS("root_stat", access(mnt, F_OK));
+	T(!strcmp(fring_transport_name(fring_session_transport(se)), want_auto),
+	  "auto_rung", "expected %s got %s", want_auto,
+	  fring_transport_name(fring_session_transport(se)));
+	T(strstr(fring_session_transport_reason(se), "CAP_SYS_ADMIN") != NULL,
+	  "auto_says_why", "reason: %s", fring_session_transport_reason(se));
+	chk_note("transport: %s", fring_session_transport_reason(se));
+	phase_rw("nocap_direct", I_DIRECT, O_DIRECT, 21);
+	fring_session_exit(se);
+	pthread_join(th, NULL);
+	sys_admin(true); /* umount(2) */
+	fring_session_destroy(se);
+	rmdir(mnt);
+	return chk_finish();
+}
+
 int main(int argc, char *argv[])
 {
 	const char *transport = argc > 1 ? argv[1] : "zerocopy";
@@ -637,6 +713,8 @@ int main(int argc, char *argv[])
 	}
 	if (!mkdtemp(mnt) || make_backing())
 		return 1;
+	if (!strcmp(transport, "nocap"))
+		return nocap_mode(argc > 2 ? argv[2] : "bufpool-registered");
 	cfg = fring_config_new();
 	fring_config_set(cfg, "transport", transport);
 	ret = fring_session_new(&ops, sizeof(ops), NULL, cfg, &se);

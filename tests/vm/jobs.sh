@@ -47,3 +47,22 @@ for t in bufpool bufpool-registered; do
 		FRING_VM_STATS_EXPECT='pool_requests>0' \
 		"$G/guest-run-suite.sh" "$MEMFS" "$t" "$E2E/concurrency" --procs 2
 done
+
+# zero-copy (7.46 + CAP_SYS_ADMIN): memfs moves data with READ_FIXED /
+# WRITE_FIXED on the client's pages; the stats must show zero-copied READs
+# and WRITEs. zerocopy_test proves each kind of I/O (O_DIRECT, buffered,
+# mmap; with and without the writeback cache) and the failure paths, and
+# runs as a control on bufpool-registered; "nocap" drops CAP_SYS_ADMIN.
+ZC_EXPECT='zero_copy_reads>0 zero_copy_writes>0'
+job zerocopy-posix_suite zerocopy env FRING_E2E_BIGDIR=1000 \
+	FRING_VM_STATS_EXPECT="$ZC_EXPECT" \
+	"$G/guest-run-suite.sh" "$MEMFS" zerocopy "$E2E/posix_suite"
+job zerocopy-fsx-seed1 zerocopy env FRING_VM_STATS_EXPECT="$ZC_EXPECT" \
+	"$G/guest-run-suite.sh" "$MEMFS" zerocopy "$E2E/fsx" --ops "$fsx_ops" --seed 1
+job zerocopy-concurrency zerocopy env FRING_VM_STATS_EXPECT="$ZC_EXPECT" \
+	"$G/guest-run-suite.sh" "$MEMFS" zerocopy "$E2E/concurrency" --procs 2
+job zerocopy-interrupt - "$E2E/interrupt_test" zerocopy
+job zerocopy-test - "$E2E/zerocopy_test" zerocopy
+job zerocopy-test-writeback - "$E2E/zerocopy_test" zerocopy wb
+job zerocopy-test-control - "$E2E/zerocopy_test" bufpool-registered
+job zerocopy-test-nocap - "$E2E/zerocopy_test" nocap bufpool-registered
