@@ -473,8 +473,11 @@ size_t fring_add_direntry_plus(fring_req_t *req, char *buf, size_t bufsize,
 /**
  * @name Data helpers
  * Do the I/O with the operation that suits the running transport (pread or
- * pwrite on dev; io_uring operations on the ring rungs) and answer the
- * request when it completes: short reads, EOF and errors included.
+ * pwrite on dev; io_uring READ/WRITE on uring and bufpool; READ_FIXED /
+ * WRITE_FIXED on the registered pool, or on the client's own pages on
+ * zerocopy) and answer the request when it completes: short reads, EOF and
+ * errors included. Callable from any thread; on zerocopy the transfer is
+ * handed to the queue's thread (the pages live in its ring).
  */
 /**@{*/
 /** Answer a READ with up to size bytes of fd at off. */
