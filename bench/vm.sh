@@ -15,9 +15,9 @@
 #   -f LIST   file systems (default memfs,passthrough; passthrough's
 #             source is a directory on the guest's tmpfs)
 #   -j LIST   fio jobs (default seqread,seqwrite,randread,bufread,bufwrite)
-#   -s MIB    file size per fio process in MiB, 2 processes (default 32);
+#   -s MIB    file size per fio process in MiB, 2 processes (default 64);
 #             each sequential job moves 2 x MIB
-#   -R MIB    MiB each of the 2 randread processes reads (default 4)
+#   -R MIB    MiB each of the 2 randread processes reads (default 8)
 #   -t SEC    cap on each fio job's run time (default 60; a capped job
 #             moved less, its rate still counts)
 #   -o DIR    output directory (default bench/results/DATE-vm)
@@ -38,8 +38,8 @@ REPS=3
 TRANSPORTS=dev,uring,bufpool,bufpool-registered,zerocopy
 FSS=memfs,passthrough
 JOBS=seqread,seqwrite,randread,bufread,bufwrite
-MIB=32
-RAND_MIB=4
+MIB=64
+RAND_MIB=8
 SECS=60
 OUT=
 BUILD=${FRING_BUILD:-}
@@ -97,7 +97,7 @@ job_timeout=$((njobs * (SECS + 15) + 60))
 	echo "fio: $($FIO --version)"
 	echo "libfring: $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)"
 	echo "libfring build: $BUILD ($(sed -n 's/.*"buildtype", "value": "\([a-z]*\)".*/\1/p' "$BUILD/meson-info/intro-buildoptions.json" 2>/dev/null))"
-	echo "binaries: $(cd "$BUILD" && sha256sum src/libfring.so* examples/memfs/memfs examples/passthrough/passthrough 2>/dev/null |
+	echo "binaries: $(cd "$BUILD" && sha256sum src/libfring.so examples/memfs/memfs examples/passthrough/passthrough 2>/dev/null |
 		awk '{ printf "%s %.12s  ", $2, $1 }')"
 	echo "transports: $TRANSPORTS"
 	echo "file systems: $FSS"
