@@ -5,7 +5,10 @@
 # one job per repetition, file system and transport, each a fresh mount
 # that runs every fio job (bench/vm-guest.sh). Interleaved: repetition 1 of
 # every (file system, transport), then repetition 2, ..., so that drift on
-# the host hits every configuration alike. Transport "-": vm-guest.sh checks
+# the host hits every configuration alike; each repetition starts the
+# transport list one further on (rep 2: uring ... dev), so that no transport
+# always holds the same place in the order.
+# Transport "-": vm-guest.sh checks
 # the transport itself (through guest-run-suite.sh), and a refused mount is
 # a result here (exit 77), not a failure.
 #
@@ -15,6 +18,8 @@
 BENCH=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bench_env=(env FRING_BENCH_JOBS="$FRING_BENCH_JOBS" FRING_BENCH_MIB="$FRING_BENCH_MIB"
 	FRING_BENCH_RAND_MIB="$FRING_BENCH_RAND_MIB" FRING_BENCH_SECS="$FRING_BENCH_SECS")
+read -r -a transports <<<"${FRING_BENCH_TRANSPORTS//,/ }"
+ntrans=${#transports[@]}
 for rep in $(seq "$FRING_BENCH_REPS"); do
 	for fs in ${FRING_BENCH_FS//,/ }; do
 		case $fs in
@@ -22,7 +27,8 @@ for rep in $(seq "$FRING_BENCH_REPS"); do
 		passthrough) daemon=$BUILD/examples/passthrough/passthrough ;;
 		*) echo "vm-jobs: unknown file system $fs (memfs, passthrough)" >&2; exit 1 ;;
 		esac
-		for t in ${FRING_BENCH_TRANSPORTS//,/ }; do
+		for ((i = 0; i < ntrans; i++)); do
+			t=${transports[(i + rep - 1) % ntrans]}
 			job "r$rep-$fs-$t" - "${bench_env[@]}" "$BENCH/vm-guest.sh" "$rep" "$fs" "$t" "$daemon"
 		done
 	done
