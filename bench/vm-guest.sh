@@ -57,6 +57,7 @@ if [[ ${2:-} == fio ]]; then
 	# Byte counts, not run times: every transport moves the same data, and
 	# a buffered read reads each byte once after the caches were dropped
 	# (a time-based job would loop over pages already cached).
+	# shellcheck disable=SC2016  # $jobnum is fio's, not the shell's
 	common=(--directory="$MNT" --filename_format='bench.$jobnum'
 		--size="${FRING_BENCH_MIB}m" --numjobs=2 --group_reporting
 		--runtime="$FRING_BENCH_SECS" --output-format=terse --terse-version=3)
