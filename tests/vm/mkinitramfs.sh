@@ -13,6 +13,9 @@
 #  - /etc/passwd, /etc/group (root and nobody, 65534), /etc/nsswitch.conf;
 #  - tests/vm's guest scripts (run-guest.sh, guest-*.sh) in /tests;
 #  - each --add SRC DEST (a file copied to DEST in the image);
+#  - each file FRING_VM_EXTRA_BINS names (space-separated host paths, e.g.
+#    /usr/bin/fio for bench/vm.sh) like a BINARY: at its own path, with the
+#    shared libraries of the ELF ones;
 #  - /init, which mounts proc, sysfs, devtmpfs, tmpfs on /tmp and fusectl,
 #    makes /dev/fuse if it is missing, prints the kernel release and FUSE
 #    ABI, runs /tests/run-guest.sh and powers off.
@@ -105,7 +108,8 @@ add_elf "$BASH_BIN"
 if [[ $(abs "$BASH_BIN") != /bin/bash ]]; then
 	ln -sf "$(abs "$BASH_BIN")" "$STAGE/bin/bash"
 fi
-for b in "$@"; do
+read -r -a extra_bins <<<"${FRING_VM_EXTRA_BINS:-}"
+for b in "$@" "${extra_bins[@]}"; do
 	[[ -f $b && -x $b ]] || die "$b is not an executable file"
 	add_elf "$b"
 done

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# vm-guest.sh: the guest side of bench/vm.sh (inside the vm tier's 7.3 guest;
+# bash, busybox and fio there, no python). Two modes:
+#
+#   vm-guest.sh REP FS TRANSPORT DAEMON
+#       one job of bench/vm-jobs.sh: mounts DAEMON (memfs, or passthrough
+#       over a fresh directory of the guest's tmpfs /tmp) on TRANSPORT
+#       through tests/vm/guest-run-suite.sh, which checks the transport in
+#       the daemon's stats and runs the second mode in the mount. A mount
+#       the daemon refuses prints
+#         @@FRING-BENCH-REFUSED rep=R fs=F transport=T REASON@@
+#       (REASON: the daemon's own line about it) and exits 77.
+#   vm-guest.sh MNT fio REP FS TRANSPORT DAEMON
+#       the fio jobs in MNT, one line each:
+#         @@FRING-BENCH rep=R fs=F transport=T job=J ticks=N fio=TERSE@@
+#       N: the daemon's utime+stime over the job in clock ticks (all its
+#       threads, io_uring workers included), TERSE: fio's terse v3 line.
+#
+# Settings (environment, from bench/vm.sh): FRING_BENCH_JOBS (the fio jobs,
+# comma-separated), FRING_BENCH_MIB (file size per fio process in MiB; 2
+# processes), FRING_BENCH_RAND_MIB (MiB each randread process reads),
+# FRING_BENCH_SECS (a cap on each fio job's run time).
+set -euo pipefail
+
+G=/tests
+SELF=$(realpath "${BASH_SOURCE[0]}")
+
+# ---------------------------------------------------------------------------
+# mode 2: fio in the mount
+if [[ ${2:-} == fio ]]; then
+	MNT=$1 REP=$3 FS=$4 TRANSPORT=$5 DAEMON=$6
+
+	# the daemon: the process whose program is DAEMON and whose last
+	# argument is the mount point (guest-run-suite.sh started it)
+	pid=
+	for p in /proc/[0-9]*; do
+		mapfile -d '' -t argv <"$p/cmdline" 2>/dev/null || continue
+		((${#argv[@]} > 1)) || continue
+		if [[ ${argv[0]} == "$DAEMON" && ${argv[-1]} == "$MNT" ]]; then
+			pid=${p#/proc/}
+			break
+		fi
+	done
+	[[ -n $pid ]] || { echo "FAIL bench.daemon: no process $DAEMON ... $MNT"; exit 1; }
+
+	ticks() { # utime+stime of the daemon (fields 14 and 15 of stat)
+		local s
+		s=$(<"/proc/$pid/stat")
+		s=${s##*) }
+		# shellcheck disable=SC2086
+		set -- $s
+		echo $((${12} + ${13}))
+	}
+
+	# Byte counts, not run times: every transport moves the same data, and
+	# a buffered read reads each byte once after the caches were dropped
+	# (a time-based job would loop over pages already cached).
+	# shellcheck disable=SC2016  # $jobnum is fio's, not the shell's
+	common=(--directory="$MNT" --filename_format='bench.$jobnum'
+		--size="${FRING_BENCH_MIB}m" --numjobs=2 --group_reporting
+		--runtime="$FRING_BENCH_SECS" --output-format=terse --terse-version=3)
+	args_of() { # JOB -> its fio arguments
+		case $1 in
+		seqread) echo --name=seqread --rw=read --bs=1M --direct=1 --ioengine=sync ;;
+		seqwrite) echo --name=seqwrite --rw=write --bs=1M --direct=1 --ioengine=sync ;;
+		randread) echo --name=randread --rw=randread --bs=4k --direct=1 \
+			--ioengine=io_uring --iodepth=32 --io_size="${FRING_BENCH_RAND_MIB}m" ;;
+		bufread) echo --name=bufread --rw=read --bs=1M --direct=0 --ioengine=sync ;;
+		bufwrite) echo --name=bufwrite --rw=write --bs=1M --direct=0 \
+			--ioengine=sync --end_fsync=1 ;;
+		*) return 1 ;;
+		esac
+	}
+
+	# the files fio names bench.0 and bench.1, written through the mount
+	# (not measured); busybox dd starts in a moment where fio, with the
+	# libraries it loads, takes about 2 s under TCG
+	for i in 0 1; do
+		dd if=/dev/zero of="$MNT/bench.$i" bs=1M count="$FRING_BENCH_MIB" 2>/dev/null
+	done
+	failed=0
+	for job in ${FRING_BENCH_JOBS//,/ }; do
+		a=$(args_of "$job") || { echo "FAIL bench.$job: no such job"; failed=1; continue; }
+		# reads start from the server, not from pages an earlier job left
+		sync
+		echo 3 >/proc/sys/vm/drop_caches
+		t0=$(ticks)
+		# shellcheck disable=SC2086
+		if ! terse=$(fio $a "${common[@]}"); then
+			echo "FAIL bench.$job: fio exited non-zero: $terse"
+			failed=1
+			continue
+		fi
+		t1=$(ticks)
+		echo "@@FRING-BENCH rep=$REP fs=$FS transport=$TRANSPORT job=$job ticks=$((t1 - t0)) fio=$terse@@"
+	done
+	rm -f "$MNT"/bench.*
+	exit "$failed"
+fi
+
+# ---------------------------------------------------------------------------
+# mode 1: one mount
+[[ $# == 4 ]] || { echo "usage: $0 REP FS TRANSPORT DAEMON" >&2; exit 1; }
+REP=$1 FS=$2 TRANSPORT=$3 DAEMON=$4
+# the pool rungs must show that payloads went through a pool
+case $TRANSPORT in
+bufpool*) export FRING_VM_STATS_EXPECT='pool_requests>0' ;;
+esac
+SRC=
+if [[ $FS == passthrough ]]; then
+	SRC=$(mktemp -d /tmp/fring-bench-src.XXXXXX)
+	export FRING_E2E_FS_ARGS=$SRC
+fi
+out=$(mktemp /tmp/fring-bench-out.XXXXXX)
+set +e
+"$G/guest-run-suite.sh" "$DAEMON" "$TRANSPORT" "$SELF" fio "$REP" "$FS" "$TRANSPORT" "$DAEMON" 2>&1 |
+	tee "$out"
+rc=${PIPESTATUS[0]}
+set -e
+if grep -q '^FAIL run-suite.mount' "$out"; then
+	# the daemon's log follows guest-run-suite.sh's "memfs output" line as
+	# "# LINE"; the library's reason is a "fring: " line
+	reason=$(sed -n '/^# --- memfs output/,$ s/^# //p' "$out" | sed 1d |
+		grep -E '^fring: ' | tail -n 1)
+	[[ -n $reason ]] || reason=$(sed -n '/^# --- memfs output/,$ s/^# //p' "$out" | tail -n 1)
+	echo "@@FRING-BENCH-REFUSED rep=$REP fs=$FS transport=$TRANSPORT ${reason:-no reason in the daemon log}@@"
+	rc=77
+fi
+rm -rf "$out" ${SRC:+"$SRC"}
+exit "$rc"

@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: MIT
+# shellcheck shell=bash
+#
+# bench/vm.sh's job list for tests/vm/run-vm.sh (passed as FRING_VM_JOBS):
+# one job per repetition, file system and transport, each a fresh mount
+# that runs every fio job (bench/vm-guest.sh). Interleaved: repetition 1 of
+# every (file system, transport), then repetition 2, ..., so that drift on
+# the host hits every configuration alike; each repetition starts the
+# transport list one further on (rep 2: uring ... dev), so that no transport
+# always holds the same place in the order.
+# Transport "-": vm-guest.sh checks
+# the transport itself (through guest-run-suite.sh), and a refused mount is
+# a result here (exit 77), not a failure.
+#
+# Set by run-vm.sh: BUILD, MEMFS. Set by bench/vm.sh: FRING_BENCH_REPS,
+# FRING_BENCH_FS, FRING_BENCH_TRANSPORTS and the fio settings vm-guest.sh reads.
+
+BENCH=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+bench_env=(env FRING_BENCH_JOBS="$FRING_BENCH_JOBS" FRING_BENCH_MIB="$FRING_BENCH_MIB"
+	FRING_BENCH_RAND_MIB="$FRING_BENCH_RAND_MIB" FRING_BENCH_SECS="$FRING_BENCH_SECS")
+read -r -a transports <<<"${FRING_BENCH_TRANSPORTS//,/ }"
+ntrans=${#transports[@]}
+for rep in $(seq "$FRING_BENCH_REPS"); do
+	for fs in ${FRING_BENCH_FS//,/ }; do
+		case $fs in
+		memfs) daemon=$MEMFS ;;
+		passthrough) daemon=$BUILD/examples/passthrough/passthrough ;;
+		*) echo "vm-jobs: unknown file system $fs (memfs, passthrough)" >&2; exit 1 ;;
+		esac
+		for ((i = 0; i < ntrans; i++)); do
+			t=${transports[(i + rep - 1) % ntrans]}
+			job "r$rep-$fs-$t" - "${bench_env[@]}" "$BENCH/vm-guest.sh" "$rep" "$fs" "$t" "$daemon"
+		done
+	done
+done

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# bench/vm.sh: the fio jobs of bench/run.sh, plus buffered 1 MiB reads and
+# writes, inside the vm tier's Linux 7.3 guest (FUSE ABI 7.46, qemu TCG), on
+# every transport rung in one boot, summarized as ratios between the rungs.
+# Under TCG absolute numbers mean little; ratios within one boot still do.
+# Not part of the test suite. See doc/benchmarks.md, "VM mode".
+#
+# Usage: bench/vm.sh [options]
+#   -r N      repetitions (default 3), interleaved: rep 1 of every (file
+#             system, transport), then rep 2, ...
+#   -T LIST   transports (default dev,uring,bufpool,bufpool-registered,zerocopy);
+#             one the daemon refuses is reported "refused: <its reason>"
+#   -f LIST   file systems (default memfs,passthrough; passthrough's
+#             source is a directory on the guest's tmpfs)
+#   -j LIST   fio jobs (default seqread,seqwrite,randread,bufread,bufwrite)
+#   -s MIB    file size per fio process in MiB, 2 processes (default 64);
+#             each sequential job moves 2 x MIB
+#   -R MIB    MiB each of the 2 randread processes reads (default 8)
+#   -t SEC    cap on each fio job's run time (default 60; a capped job
+#             moved less, its rate still counts)
+#   -o DIR    output directory (default bench/results/DATE-vm)
+#   -b DIR    build directory (default $FRING_BUILD, else build-bench if
+#             it exists, else build); build it -Dbuildtype=release
+#   -h        this text
+#
+# Needs what the vm tier needs (tests/vm/README.md: qemu-system-x86,
+# busybox-static, the cached 7.3 kernel) and /usr/bin/fio with its
+# libraries (copied into the initramfs). Root is not needed.
+# Output: DIR/guest.log (the serial console, every raw fio result in it),
+# DIR/results.csv, DIR/summary.md, DIR/env.txt, DIR/load.txt (the host's
+# load average every 30 s), DIR/run-vm.txt (run-vm.sh's verdicts).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+REPS=3
+TRANSPORTS=dev,uring,bufpool,bufpool-registered,zerocopy
+FSS=memfs,passthrough
+JOBS=seqread,seqwrite,randread,bufread,bufwrite
+MIB=64
+RAND_MIB=8
+SECS=60
+OUT=
+BUILD=${FRING_BUILD:-}
+
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "${1:-0}"; }
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	-r) REPS=$2; shift ;;
+	-T) TRANSPORTS=$2; shift ;;
+	-f) FSS=$2; shift ;;
+	-j) JOBS=$2; shift ;;
+	-s) MIB=$2; shift ;;
+	-R) RAND_MIB=$2; shift ;;
+	-t) SECS=$2; shift ;;
+	-o) OUT=$2; shift ;;
+	-b) BUILD=$2; shift ;;
+	-h | --help) usage 0 ;;
+	*) echo "vm.sh: unknown option $1" >&2; usage 2 ;;
+	esac
+	shift
+done
+die() { echo "vm.sh: $*" >&2; exit 1; }
+[[ $MIB =~ ^[1-9][0-9]*$ && $RAND_MIB =~ ^[1-9][0-9]*$ ]] || die "-s and -R take whole MiB"
+
+if [[ -z $BUILD ]]; then
+	BUILD=$ROOT/build
+	[[ -d $ROOT/build-bench ]] && BUILD=$ROOT/build-bench
+fi
+BUILD=$(realpath "$BUILD")
+for p in examples/memfs/memfs examples/passthrough/passthrough; do
+	[[ -x $BUILD/$p ]] || die "$BUILD/$p missing: ninja -C $BUILD"
+done
+FIO=/usr/bin/fio
+[[ -x $FIO ]] || die "no $FIO (Debian package fio)"
+
+OUT=${OUT:-$ROOT/bench/results/$(date +%Y%m%d-%H%M%S)-vm}
+mkdir -p "$OUT"
+OUT=$(realpath "$OUT")
+
+# One fio job is capped at SECS; a mount runs every job (and writes the
+# files first). Past that the guest kills the job (and it fails): hung, not slow.
+njobs=$(($(tr ',' '\n' <<<"$JOBS" | wc -l) + 1))
+job_timeout=$((njobs * (SECS + 15) + 60))
+
+{
+	echo "date: $(date -Is)"
+	echo "host: $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
+	echo "host cpu: $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)"
+	echo "host loadavg at start: $(cat /proc/loadavg)"
+	# other work on this machine competes for the same 2 CPUs
+	echo "other qemu processes at start: $(pgrep -c -x qemu-system-x86 || true)"
+	echo "qemu: $(qemu-system-x86_64 --version | head -n 1)"
+	echo "guest kernel: $(cat "${FRING_VM_CACHE:-/var/cache/fring-vm}/kernel-package" 2>/dev/null || echo "${FRING_VM_KERNEL:-?}")"
+	echo "guest: ${FRING_VM_SMP:-2} vCPUs, ${FRING_VM_MEM:-2G}, -accel tcg -cpu max"
+	echo "fio: $($FIO --version)"
+	echo "libfring: $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)"
+	echo "libfring build: $BUILD ($(sed -n 's/.*"buildtype", "value": "\([a-z]*\)".*/\1/p' "$BUILD/meson-info/intro-buildoptions.json" 2>/dev/null))"
+	echo "binaries: $(cd "$BUILD" && sha256sum src/libfring.so examples/memfs/memfs examples/passthrough/passthrough 2>/dev/null |
+		awk '{ printf "%s %.12s  ", $2, $1 }')"
+	echo "transports: $TRANSPORTS"
+	echo "file systems: $FSS"
+	echo "jobs: $JOBS"
+	echo "reps: $REPS, files ${MIB} MiB x 2 fio processes, randread ${RAND_MIB} MiB x 2, cap ${SECS}s per job"
+} >"$OUT/env.txt"
+cat "$OUT/env.txt"
+
+# the host's load during the run: the guest's numbers move with it
+(while :; do echo "$(date +%T) $(cat /proc/loadavg)"; sleep 30; done) >"$OUT/load.txt" &
+sampler=$!
+trap 'kill "$sampler" 2>/dev/null' EXIT
+
+t0=$(date +%s)
+rc=0
+env FRING_VM_JOBS="$ROOT/bench/vm-jobs.sh" \
+	FRING_VM_EXTRA_BINS="$FIO $ROOT/bench/vm-guest.sh" \
+	FRING_VM_JOB_TIMEOUT="$job_timeout" \
+	FRING_VM_TIMEOUT="${FRING_VM_TIMEOUT:-3600}" \
+	FRING_E2E_NO_SKIP=0 \
+	FRING_BENCH_REPS="$REPS" FRING_BENCH_FS="$FSS" FRING_BENCH_TRANSPORTS="$TRANSPORTS" \
+	FRING_BENCH_JOBS="$JOBS" FRING_BENCH_MIB="$MIB" FRING_BENCH_RAND_MIB="$RAND_MIB" \
+	FRING_BENCH_SECS="$SECS" \
+	"$ROOT/tests/vm/run-vm.sh" "$BUILD" 2>&1 | tee "$OUT/run-vm.txt" || rc=$?
+t1=$(date +%s)
+cp "$BUILD/tests/vm/guest.log" "$OUT/guest.log"
+{
+	echo "elapsed: $((t1 - t0)) s (initramfs, boot and jobs); run-vm.sh exited $rc"
+	echo "host loadavg at end: $(cat /proc/loadavg)"
+} | tee -a "$OUT/env.txt"
+
+python3 "$ROOT/bench/vm-summarize.py" "$OUT" >"$OUT/summary.md"
+cat "$OUT/summary.md"
+echo "results: $OUT"
