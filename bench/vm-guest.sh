@@ -104,9 +104,11 @@ fi
 # mode 1: one mount
 [[ $# == 4 ]] || { echo "usage: $0 REP FS TRANSPORT DAEMON" >&2; exit 1; }
 REP=$1 FS=$2 TRANSPORT=$3 DAEMON=$4
-# the pool rungs must show that payloads went through a pool
+# the pool rungs must show that payloads went through a pool, zero-copy
+# that data went straight between the backing store and the client's pages
 case $TRANSPORT in
 bufpool*) export FRING_VM_STATS_EXPECT='pool_requests>0' ;;
+zerocopy) export FRING_VM_STATS_EXPECT='zero_copy_reads>0 zero_copy_writes>0' ;;
 esac
 SRC=
 if [[ $FS == passthrough ]]; then
