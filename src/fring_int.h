@@ -241,6 +241,14 @@ FRING_HIDDEN int check_mountpoint(const char *mnt);
 /* ladder.c */
 FRING_HIDDEN int ladder_precheck(struct fring_session *se);
 FRING_HIDDEN enum fring_transport ladder_choose(struct fring_session *se);
+/*
+ * At INIT: ladder_choose(), then build(se) for a ring rung (what the rung
+ * needs before INIT is answered; it cleans up after itself on failure).
+ * Returns 0 with se->transport and se->reason set, or the -errno INIT fails
+ * with: an explicit transport that cannot be had.
+ */
+FRING_HIDDEN int ladder_settle(struct fring_session *se,
+			       int (*build)(struct fring_session *se));
 FRING_HIDDEN void ladder_fell_back(struct fring_session *se, const char *why);
 
 /* dev.c: the classic transport */

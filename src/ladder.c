@@ -255,6 +255,31 @@ enum fring_transport ladder_choose(struct fring_session *se)
 	return FRING_TRANSPORT_DEV;
 }
 
+int ladder_settle(struct fring_session *se,
+		  int (*build)(struct fring_session *se))
+{
+	enum fring_transport t = ladder_choose(se);
+	int ret;
+
+	se->transport = t;
+	if (se->cfg.transport != FRING_TRANSPORT_AUTO &&
+	    t != se->cfg.transport) {
+		fr_err("transport=%s refused: %s",
+		       fring_transport_name(se->cfg.transport), se->reason);
+		return -EOPNOTSUPP;
+	}
+	if (t == FRING_TRANSPORT_DEV)
+		return 0;
+	ret = build(se);
+	if (!ret)
+		return 0;
+	fr_warn("uring: setting up the rings failed: %s", strerror(-ret));
+	if (se->cfg.transport == FRING_TRANSPORT_URING)
+		return ret;
+	ladder_fell_back(se, "io_uring setup failed");
+	return 0;
+}
+
 void ladder_fell_back(struct fring_session *se, const char *why)
 {
 	char old[200];
