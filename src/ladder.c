@@ -116,6 +116,16 @@ static size_t memory_report(const struct fring_session *se)
 	return pools;
 }
 
+/* An explicit transport refused before mounting: the reason is kept (the
+ * session's transport reason) and logged. */
+static int refuse(struct fring_session *se, int err, const char *why)
+{
+	snprintf(se->reason, sizeof(se->reason), "%s", why);
+	fr_err("transport=%s refused: %s",
+	       fring_transport_name(se->cfg.transport), why);
+	return err;
+}
+
 int ladder_precheck(struct fring_session *se)
 {
 	enum fring_transport t = se->cfg.transport;
@@ -124,30 +134,22 @@ int ladder_precheck(struct fring_session *se)
 
 	switch (t) {
 	case FRING_TRANSPORT_ZEROCOPY:
-		if (!has_cap(CAP_SYS_ADMIN_BIT)) {
-			fr_err("transport=zerocopy refused: %s", NO_SYS_ADMIN);
-			return -EPERM;
-		}
+		if (!has_cap(CAP_SYS_ADMIN_BIT))
+			return refuse(se, -EPERM, NO_SYS_ADMIN);
 		/* fall through */
 	case FRING_TRANSPORT_BUFPOOL_REGISTERED:
 	case FRING_TRANSPORT_BUFPOOL:
 	case FRING_TRANSPORT_URING:
 		en = enable_uring();
-		if (en != 1) {
-			fr_err("transport=%s refused: %s",
-			       fring_transport_name(t), uring_refusal(en));
-			return -EOPNOTSUPP;
-		}
+		if (en != 1)
+			return refuse(se, -EOPNOTSUPP, uring_refusal(en));
 		need = memory_report(se);
 		if (t == FRING_TRANSPORT_BUFPOOL_REGISTERED ||
 		    t == FRING_TRANSPORT_ZEROCOPY) {
 			char why[200];
 
-			if (!memlock_ok(need, why, sizeof(why))) {
-				fr_err("transport=%s refused: %s",
-				       fring_transport_name(t), why);
-				return -ENOMEM;
-			}
+			if (!memlock_ok(need, why, sizeof(why)))
+				return refuse(se, -ENOMEM, why);
 		}
 		return 0;
 	case FRING_TRANSPORT_AUTO:
@@ -163,7 +165,7 @@ enum fring_transport ladder_choose(struct fring_session *se)
 {
 	const struct fring_conn *c = &se->conn;
 	enum fring_transport want = se->cfg.transport;
-	char pool[200], reg[240] = "", uring[200];
+	char pool[200], reg[240] = "", uring[200] = "";
 	bool can_uring = !!(c->capable & FUSE_OVER_IO_URING);
 	bool can_pool = can_uring && c->proto_minor >= 46 &&
 			(c->capable & FUSE_HAS_IO_URING_BUFPOOL);
@@ -259,6 +261,7 @@ int ladder_settle(struct fring_session *se,
 		  int (*build)(struct fring_session *se))
 {
 	enum fring_transport t = ladder_choose(se);
+	char why[96];
 	int ret;
 
 	se->transport = t;
@@ -273,10 +276,19 @@ int ladder_settle(struct fring_session *se,
 	ret = build(se);
 	if (!ret)
 		return 0;
-	fr_warn("uring: setting up the rings failed: %s", strerror(-ret));
-	if (se->cfg.transport == FRING_TRANSPORT_URING)
+	snprintf(why, sizeof(why), "io_uring setup failed (%s)",
+		 strerror(-ret));
+	if (se->cfg.transport != FRING_TRANSPORT_AUTO) {
+		/* an explicit rung is taken or refused, never swapped */
+		snprintf(se->reason, sizeof(se->reason), "dev (%s: %s)",
+			 fring_transport_name(t), why);
+		se->transport = FRING_TRANSPORT_DEV;
+		fr_err("transport=%s refused: %s", fring_transport_name(t),
+		       why);
 		return ret;
-	ladder_fell_back(se, "io_uring setup failed");
+	}
+	fr_warn("uring: %s", why);
+	ladder_fell_back(se, why);
 	return 0;
 }
 
