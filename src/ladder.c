@@ -175,11 +175,8 @@ enum fring_transport ladder_choose(struct fring_session *se)
 		se->cfg.pool_bufs ? se->cfg.pool_bufs : se->cfg.queue_depth;
 	size_t need = payload * bufs * ring_nr_queues();
 
-	if (!can_uring)
-		snprintf(pool, sizeof(pool),
-			 "zerocopy, bufpool-registered, bufpool: no "
-			 "FUSE-over-io_uring");
-	else if (!can_pool)
+	/* the ABI first: enable_uring=Y would not help a 7.45 kernel */
+	if (!can_pool && (can_uring || c->proto_minor < 46))
 		snprintf(pool, sizeof(pool),
 			 "zerocopy, bufpool-registered, bufpool: kernel ABI "
 			 "7.%u%s",
@@ -187,6 +184,10 @@ enum fring_transport ladder_choose(struct fring_session *se)
 			 c->proto_minor < 46
 				 ? " < 7.46"
 				 : " without FUSE_HAS_IO_URING_BUFPOOL");
+	else if (!can_uring)
+		snprintf(pool, sizeof(pool),
+			 "zerocopy, bufpool-registered, bufpool: no "
+			 "FUSE-over-io_uring");
 	else if (!has_cap(CAP_SYS_ADMIN_BIT))
 		snprintf(pool, sizeof(pool), "%s", NO_SYS_ADMIN);
 	else

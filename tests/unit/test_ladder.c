@@ -98,6 +98,12 @@ static void test_auto_dev_without_uring(void **state)
 		settle(45, FUSE_INIT_EXT, FRING_TRANSPORT_AUTO, build_ok), 0);
 	assert_int_equal(builds, 0);
 	assert_int_equal(se.transport, FRING_TRANSPORT_DEV);
+	/* the ABI is named first: turning io_uring on would not help */
+	assert_prefix(se.reason, "dev (zerocopy, bufpool-registered, bufpool: "
+				 "kernel ABI 7.45 < 7.46; uring: ");
+	assert_int_equal(
+		settle(46, FUSE_INIT_EXT, FRING_TRANSPORT_AUTO, build_ok), 0);
+	assert_int_equal(se.transport, FRING_TRANSPORT_DEV);
 	assert_prefix(se.reason, "dev (zerocopy, bufpool-registered, bufpool: "
 				 "no FUSE-over-io_uring; uring: ");
 }
