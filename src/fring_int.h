@@ -241,7 +241,39 @@ FRING_HIDDEN int check_mountpoint(const char *mnt);
 /* ladder.c */
 FRING_HIDDEN int ladder_precheck(struct fring_session *se);
 FRING_HIDDEN enum fring_transport ladder_choose(struct fring_session *se);
+/*
+ * At INIT: ladder_choose(), then build(se) for a ring rung (what the rung
+ * needs before INIT is answered; it cleans up after itself on failure).
+ * Returns 0 with se->transport and se->reason set, or the -errno INIT fails
+ * with: an explicit transport that cannot be had.
+ */
+FRING_HIDDEN int ladder_settle(struct fring_session *se,
+			       int (*build)(struct fring_session *se));
 FRING_HIDDEN void ladder_fell_back(struct fring_session *se, const char *why);
+/*
+ * fring-probe's question (tools/fring-probe.c), answered by the code a
+ * mount runs, without mounting: ladder_precheck(), then INIT negotiated
+ * with what a kernel at ABI 7.abi_minor offers on this machine, then
+ * ladder_settle() with the result of building a ring here.
+ */
+struct ladder_probe {
+	unsigned abi_minor; /* in: the kernel's ABI minor (inferred) */
+	/* out: what the decision was made from */
+	int enable_uring; /* 1 Y, 0 N, -1 no such parameter */
+	int ring_err;	  /* building a ring as ring.c does */
+	bool cap_sys_admin, cap_ipc_lock;
+	unsigned long long memlock; /* RLIMIT_MEMLOCK bytes, ~0: none */
+	unsigned queues;	    /* one per possible CPU */
+	size_t payload;		    /* max_payload_sz, page-aligned */
+	size_t entry_bytes;	    /* uring: entry buffers, all queues */
+	size_t pool_bytes;	    /* bufpool rungs: pools, all queues */
+	/* out: the answer */
+	enum fring_transport transport; /* the rung, unless refused */
+	int refused; /* 0, or the -errno the mount or INIT fails with */
+	char reason[512];
+};
+FRING_HIDDEN void ladder_probe(const struct fring_config *cfg,
+			       struct ladder_probe *p);
 
 /* dev.c: the classic transport */
 FRING_HIDDEN extern const struct fring_tp fring_tp_dev;

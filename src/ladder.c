@@ -86,23 +86,43 @@ static bool memlock_ok(size_t need, char *why, size_t whylen)
 	"pages in a server's io_uring)"
 
 /*
+ * What the ring rungs allocate: max_payload_sz (kernel-protocol.md 3.6) from
+ * the negotiated values, estimated from max_write before INIT; the uring
+ * entry buffers and the pools, over all queues.
+ */
+struct ring_sizes {
+	size_t payload, entries, pools;
+	unsigned queues;
+};
+
+static void ring_sizes(const struct fring_session *se, struct ring_sizes *z)
+{
+	unsigned bufs =
+		se->cfg.pool_bufs ? se->cfg.pool_bufs : se->cfg.queue_depth;
+	size_t sz = FUSE_MIN_READ_BUFFER;
+
+	if (se->got_init)
+		sz = init_payload_size(&se->conn);
+	else if (se->cfg.max_write > sz)
+		sz = se->cfg.max_write;
+	z->payload = FRING_ALIGN_UP(sz, FRING_PAGE);
+	z->queues = ring_nr_queues();
+	z->entries = z->payload * se->cfg.queue_depth * z->queues;
+	z->pools = z->payload * bufs * z->queues;
+}
+
+/*
  * Before mounting, what the ring rungs will allocate and pin, so an
  * operator sees the cost before the kernel does (the rung itself is known
  * only at INIT). Returns the bytes a registered pool would pin.
  */
 static size_t memory_report(const struct fring_session *se)
 {
-	size_t payload = FRING_ALIGN_UP(
-		se->cfg.max_write > 8192 ? se->cfg.max_write : 8192,
-		FRING_PAGE);
-	unsigned bufs =
-		se->cfg.pool_bufs ? se->cfg.pool_bufs : se->cfg.queue_depth;
-	unsigned nq = ring_nr_queues();
-	size_t entries = payload * se->cfg.queue_depth * nq;
-	size_t pools = payload * bufs * nq;
+	struct ring_sizes z;
 	struct rlimit rl;
 	char lim[64] = "unlimited";
 
+	ring_sizes(se, &z);
 	if (!getrlimit(RLIMIT_MEMLOCK, &rl) && rl.rlim_cur != RLIM_INFINITY)
 		snprintf(lim, sizeof(lim), "%llu KiB",
 			 (unsigned long long)rl.rlim_cur / 1024);
@@ -110,10 +130,20 @@ static size_t memory_report(const struct fring_session *se)
 		"uring %zu KiB of entry buffers; bufpool %zu KiB of pools; "
 		"bufpool-registered and zerocopy the same pools, pinned "
 		"(RLIMIT_MEMLOCK %s%s)",
-		nq, se->cfg.queue_depth, payload / 1024, entries / 1024,
-		pools / 1024, lim,
+		z.queues, se->cfg.queue_depth, z.payload / 1024,
+		z.entries / 1024, z.pools / 1024, lim,
 		has_cap(CAP_IPC_LOCK_BIT) ? ", CAP_IPC_LOCK: not charged" : "");
-	return pools;
+	return z.pools;
+}
+
+/* An explicit transport refused before mounting: the reason is kept (the
+ * session's transport reason) and logged. */
+static int refuse(struct fring_session *se, int err, const char *why)
+{
+	snprintf(se->reason, sizeof(se->reason), "%s", why);
+	fr_err("transport=%s refused: %s",
+	       fring_transport_name(se->cfg.transport), why);
+	return err;
 }
 
 int ladder_precheck(struct fring_session *se)
@@ -124,30 +154,22 @@ int ladder_precheck(struct fring_session *se)
 
 	switch (t) {
 	case FRING_TRANSPORT_ZEROCOPY:
-		if (!has_cap(CAP_SYS_ADMIN_BIT)) {
-			fr_err("transport=zerocopy refused: %s", NO_SYS_ADMIN);
-			return -EPERM;
-		}
+		if (!has_cap(CAP_SYS_ADMIN_BIT))
+			return refuse(se, -EPERM, NO_SYS_ADMIN);
 		/* fall through */
 	case FRING_TRANSPORT_BUFPOOL_REGISTERED:
 	case FRING_TRANSPORT_BUFPOOL:
 	case FRING_TRANSPORT_URING:
 		en = enable_uring();
-		if (en != 1) {
-			fr_err("transport=%s refused: %s",
-			       fring_transport_name(t), uring_refusal(en));
-			return -EOPNOTSUPP;
-		}
+		if (en != 1)
+			return refuse(se, -EOPNOTSUPP, uring_refusal(en));
 		need = memory_report(se);
 		if (t == FRING_TRANSPORT_BUFPOOL_REGISTERED ||
 		    t == FRING_TRANSPORT_ZEROCOPY) {
 			char why[200];
 
-			if (!memlock_ok(need, why, sizeof(why))) {
-				fr_err("transport=%s refused: %s",
-				       fring_transport_name(t), why);
-				return -ENOMEM;
-			}
+			if (!memlock_ok(need, why, sizeof(why)))
+				return refuse(se, -ENOMEM, why);
 		}
 		return 0;
 	case FRING_TRANSPORT_AUTO:
@@ -163,21 +185,19 @@ enum fring_transport ladder_choose(struct fring_session *se)
 {
 	const struct fring_conn *c = &se->conn;
 	enum fring_transport want = se->cfg.transport;
-	char pool[200], reg[240] = "", uring[200];
+	char pool[200], reg[240] = "", uring[200] = "";
 	bool can_uring = !!(c->capable & FUSE_OVER_IO_URING);
 	bool can_pool = can_uring && c->proto_minor >= 46 &&
 			(c->capable & FUSE_HAS_IO_URING_BUFPOOL);
 	bool can_zc = false;
-	size_t payload = FRING_ALIGN_UP(init_payload_size(c), FRING_PAGE);
-	unsigned bufs =
-		se->cfg.pool_bufs ? se->cfg.pool_bufs : se->cfg.queue_depth;
-	size_t need = payload * bufs * ring_nr_queues();
+	struct ring_sizes z;
+	size_t need;
 
-	if (!can_uring)
-		snprintf(pool, sizeof(pool),
-			 "zerocopy, bufpool-registered, bufpool: no "
-			 "FUSE-over-io_uring");
-	else if (!can_pool)
+	ring_sizes(se, &z);
+	need = z.pools;
+
+	/* the ABI first: enable_uring=Y would not help a 7.45 kernel */
+	if (!can_pool && (can_uring || c->proto_minor < 46))
 		snprintf(pool, sizeof(pool),
 			 "zerocopy, bufpool-registered, bufpool: kernel ABI "
 			 "7.%u%s",
@@ -185,6 +205,10 @@ enum fring_transport ladder_choose(struct fring_session *se)
 			 c->proto_minor < 46
 				 ? " < 7.46"
 				 : " without FUSE_HAS_IO_URING_BUFPOOL");
+	else if (!can_uring)
+		snprintf(pool, sizeof(pool),
+			 "zerocopy, bufpool-registered, bufpool: no "
+			 "FUSE-over-io_uring");
 	else if (!has_cap(CAP_SYS_ADMIN_BIT))
 		snprintf(pool, sizeof(pool), "%s", NO_SYS_ADMIN);
 	else
@@ -212,7 +236,7 @@ enum fring_transport ladder_choose(struct fring_session *se)
 				 "zerocopy (pools %zu KiB per queue, pinned; "
 				 "client pages in a fixed-buffer slot per "
 				 "entry)",
-				 need / ring_nr_queues() / 1024);
+				 need / z.queues / 1024);
 			return FRING_TRANSPORT_ZEROCOPY;
 		}
 		if (want == FRING_TRANSPORT_ZEROCOPY) {
@@ -228,7 +252,7 @@ enum fring_transport ladder_choose(struct fring_session *se)
 			snprintf(se->reason, sizeof(se->reason),
 				 "bufpool-registered (%s; pools %zu KiB per "
 				 "queue, pinned)",
-				 pool, need / ring_nr_queues() / 1024);
+				 pool, need / z.queues / 1024);
 			return FRING_TRANSPORT_BUFPOOL_REGISTERED;
 		}
 		if (want == FRING_TRANSPORT_BUFPOOL_REGISTERED) {
@@ -242,7 +266,7 @@ enum fring_transport ladder_choose(struct fring_session *se)
 		snprintf(se->reason, sizeof(se->reason),
 			 "bufpool (%s%s%s; pools %zu KiB per queue)", pool,
 			 reg[0] ? "; bufpool-registered: " : "", reg,
-			 need / ring_nr_queues() / 1024);
+			 need / z.queues / 1024);
 		return FRING_TRANSPORT_BUFPOOL;
 	}
 	if (can_uring &&
@@ -255,6 +279,41 @@ enum fring_transport ladder_choose(struct fring_session *se)
 	return FRING_TRANSPORT_DEV;
 }
 
+int ladder_settle(struct fring_session *se,
+		  int (*build)(struct fring_session *se))
+{
+	enum fring_transport t = ladder_choose(se);
+	char why[96];
+	int ret;
+
+	se->transport = t;
+	if (se->cfg.transport != FRING_TRANSPORT_AUTO &&
+	    t != se->cfg.transport) {
+		fr_err("transport=%s refused: %s",
+		       fring_transport_name(se->cfg.transport), se->reason);
+		return -EOPNOTSUPP;
+	}
+	if (t == FRING_TRANSPORT_DEV)
+		return 0;
+	ret = build(se);
+	if (!ret)
+		return 0;
+	snprintf(why, sizeof(why), "io_uring setup failed (%s)",
+		 strerror(-ret));
+	if (se->cfg.transport != FRING_TRANSPORT_AUTO) {
+		/* an explicit rung is taken or refused, never swapped */
+		snprintf(se->reason, sizeof(se->reason), "dev (%s: %s)",
+			 fring_transport_name(t), why);
+		se->transport = FRING_TRANSPORT_DEV;
+		fr_err("transport=%s refused: %s", fring_transport_name(t),
+		       why);
+		return ret;
+	}
+	fr_warn("uring: %s", why);
+	ladder_fell_back(se, why);
+	return 0;
+}
+
 void ladder_fell_back(struct fring_session *se, const char *why)
 {
 	char old[200];
@@ -264,4 +323,84 @@ void ladder_fell_back(struct fring_session *se, const char *why)
 	snprintf(se->reason, sizeof(se->reason),
 		 "dev (%.200s; fell back from: %s)", why, old);
 	se->transport = FRING_TRANSPORT_DEV;
+}
+
+/*
+ * The INIT a kernel at ABI 7.minor sends (kernel-protocol.md 3.2): the
+ * flags libfring asks for, which such kernels offer, and the io_uring bits
+ * only while enable_uring is Y (FUSE_HAS_IO_URING_BUFPOOL from 7.46 on).
+ */
+static void probe_init_in(struct fuse_init_in *in, unsigned minor, bool uring)
+{
+	uint64_t flags = FUSE_ASYNC_READ | FUSE_ATOMIC_O_TRUNC |
+			 FUSE_BIG_WRITES | FUSE_AUTO_INVAL_DATA |
+			 FUSE_ASYNC_DIO | FUSE_MAX_PAGES | FUSE_SETXATTR_EXT |
+			 FUSE_INIT_EXT;
+
+	if (uring && minor >= 42)
+		flags |= FUSE_OVER_IO_URING;
+	if (uring && minor >= 46)
+		flags |= FUSE_HAS_IO_URING_BUFPOOL;
+	memset(in, 0, sizeof(*in));
+	in->major = FUSE_KERNEL_VERSION;
+	in->minor = minor;
+	in->max_readahead = 128 * 1024;
+	in->flags = (uint32_t)flags;
+	in->flags2 = (uint32_t)(flags >> 32);
+}
+
+/* What building the rings gives, for ladder_settle(): measured once. */
+static int probe_build(struct fring_session *se)
+{
+	const struct ladder_probe *p = se->userdata;
+
+	return p->ring_err;
+}
+
+void ladder_probe(const struct fring_config *cfg, struct ladder_probe *p)
+{
+	struct fring_session se;
+	struct fuse_init_in in;
+	struct fuse_init_out out;
+	struct io_uring ring;
+	struct ring_sizes z;
+	struct rlimit rl;
+	size_t outlen;
+	int ret;
+
+	memset(&se, 0, sizeof(se));
+	se.cfg = *cfg;
+	se.userdata = p;
+	se.transport = FRING_TRANSPORT_AUTO;
+	p->enable_uring = enable_uring();
+	p->ring_err = ring_init(&ring, 16);
+	if (!p->ring_err)
+		io_uring_queue_exit(&ring);
+	p->cap_sys_admin = has_cap(CAP_SYS_ADMIN_BIT);
+	p->cap_ipc_lock = has_cap(CAP_IPC_LOCK_BIT);
+	p->memlock =
+		getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY
+			? ~0ULL
+			: (unsigned long long)rl.rlim_cur;
+
+	/* the order of a mount: the check before mounting, then INIT */
+	p->refused = ladder_precheck(&se);
+	probe_init_in(&in, p->abi_minor, p->enable_uring == 1);
+	ret = init_negotiate(&se, &in, sizeof(in), &out, &outlen);
+	if (ret > 0)
+		ret = -EPROTO;
+	if (!p->refused && ret) {
+		p->refused = ret;
+		snprintf(se.reason, sizeof(se.reason), "INIT: %s",
+			 strerror(-ret));
+	}
+	if (!p->refused)
+		p->refused = ladder_settle(&se, probe_build);
+	ring_sizes(&se, &z);
+	p->queues = z.queues;
+	p->payload = z.payload;
+	p->entry_bytes = z.entries;
+	p->pool_bytes = z.pools;
+	p->transport = se.transport;
+	snprintf(p->reason, sizeof(p->reason), "%s", se.reason);
 }

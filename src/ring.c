@@ -612,9 +612,31 @@ static int rt_zc_table(struct ring_thread *rt, const struct iovec *pools)
 	return rt->stage_fd < 0 ? -errno : 0;
 }
 
-static int rt_setup(struct ring_thread *rt)
+/*
+ * One thread's ring: SQE128 (the kernel refuses FUSE commands on 64-byte
+ * SQEs, kernel-protocol.md 4.3); SINGLE_ISSUER and DEFER_TASKRUN because
+ * one thread owns it and copies then happen only while it waits.
+ */
+int ring_init(struct io_uring *ring, unsigned entries)
 {
 	struct io_uring_params p;
+	int ret;
+
+	memset(&p, 0, sizeof(p));
+	p.flags = IORING_SETUP_SQE128 | IORING_SETUP_SINGLE_ISSUER |
+		  IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_COOP_TASKRUN;
+	ret = io_uring_queue_init_params(entries, ring, &p);
+	if (ret == -EINVAL) {
+		/* kernels before 6.1 lack DEFER_TASKRUN */
+		memset(&p, 0, sizeof(p));
+		p.flags = IORING_SETUP_SQE128;
+		ret = io_uring_queue_init_params(entries, ring, &p);
+	}
+	return ret;
+}
+
+static int rt_setup(struct ring_thread *rt)
+{
 	unsigned entries = 16;
 	int ret;
 
@@ -627,16 +649,7 @@ static int rt_setup(struct ring_thread *rt)
 		return -errno;
 	while (entries < rt->nq * rt->rs->depth * 2 + 8)
 		entries *= 2;
-	memset(&p, 0, sizeof(p));
-	p.flags = IORING_SETUP_SQE128 | IORING_SETUP_SINGLE_ISSUER |
-		  IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_COOP_TASKRUN;
-	ret = io_uring_queue_init_params(entries, &rt->ring, &p);
-	if (ret == -EINVAL) {
-		/* kernels before 6.1 lack DEFER_TASKRUN */
-		memset(&p, 0, sizeof(p));
-		p.flags = IORING_SETUP_SQE128;
-		ret = io_uring_queue_init_params(entries, &rt->ring, &p);
-	}
+	ret = ring_init(&rt->ring, entries);
 	if (ret)
 		return ret;
 	rt->ring_ok = true;

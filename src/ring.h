@@ -87,6 +87,8 @@ struct ring_io {
 
 FRING_HIDDEN extern const struct fring_tp fring_tp_ring;
 FRING_HIDDEN unsigned ring_nr_queues(void);
+/* A ring as every ring thread builds it; 0 or -errno (io_uring_setup's). */
+FRING_HIDDEN int ring_init(struct io_uring *ring, unsigned entries);
 FRING_HIDDEN char *ring_pool_buf(const struct fring_queue *q, size_t bsz,
 				 uint32_t off);
 FRING_HIDDEN int ring_prepare(struct fring_session *se);

@@ -423,6 +423,20 @@ static void ring_abandon(struct fring_session *se)
 	queues_free(se);
 }
 
+/* What a ring rung needs, built before INIT is answered (ladder_settle()). */
+static int build_rings(struct fring_session *se)
+{
+	int ret = queues_alloc(se, ring_nr_queues());
+
+	if (!ret)
+		ret = ring_prepare(se);
+	if (ret) {
+		ring_abandon(se);
+		queues_free(se);
+	}
+	return ret;
+}
+
 /*
  * Between negotiating INIT and answering it: choose the rung, and build
  * everything the ring needs now, so the answer offers FUSE_OVER_IO_URING
@@ -432,31 +446,10 @@ static void ring_abandon(struct fring_session *se)
 static int before_init_reply(struct fring_session *se,
 			     struct fuse_init_out *out)
 {
-	enum fring_transport t = ladder_choose(se);
-	int ret;
+	int ret = ladder_settle(se, build_rings);
 
-	se->transport = t;
-	if (se->cfg.transport != FRING_TRANSPORT_AUTO &&
-	    t != se->cfg.transport) {
-		fr_err("transport=%s refused: %s",
-		       fring_transport_name(se->cfg.transport), se->reason);
-		return -EOPNOTSUPP;
-	}
-	if (t == FRING_TRANSPORT_DEV)
-		return 0;
-	ret = queues_alloc(se, ring_nr_queues());
-	if (!ret)
-		ret = ring_prepare(se);
-	if (ret) {
-		fr_warn("uring: setting up the rings failed: %s",
-			strerror(-ret));
-		ring_abandon(se);
-		queues_free(se);
-		if (se->cfg.transport == FRING_TRANSPORT_URING)
-			return ret;
-		ladder_fell_back(se, "io_uring setup failed");
-		return 0;
-	}
+	if (ret || se->transport == FRING_TRANSPORT_DEV)
+		return ret;
 	se->conn.want |= FUSE_OVER_IO_URING;
 	out->flags |= (uint32_t)FUSE_INIT_EXT;
 	out->flags2 |= (uint32_t)(FUSE_OVER_IO_URING >> 32);

@@ -3,7 +3,8 @@
 # check-install.sh BUILDDIR SOURCEDIR: `meson install` into a scratch
 # DESTDIR, then build examples/hello outside the tree with pkg-config, once
 # against the shared library and once against the static archive, and run
-# both. Also checks that the shared object exports only fring_* symbols.
+# both. Also checks that the shared object exports only fring_* symbols,
+# and that the installed fring-probe runs.
 set -euo pipefail
 build=$(realpath "$1")
 src=$(realpath "$2")
@@ -33,6 +34,18 @@ if cc "$tmp/hello.c" $(pkg-config --cflags fring) "$libdir/libfring.a" \
 	ok install.static_build_and_run
 else
 	fail install.static_build_and_run "linking libfring.a failed"
+fi
+# fring-probe: installed, runs without the build tree, says something valid
+probe=$(find "$tmp/root" -path '*/bin/fring-probe' | head -n1)
+if [[ -z $probe ]]; then
+	fail install.fring_probe "bin/fring-probe not installed"
+elif ! "$probe" --json >"$tmp/probe.json"; then
+	fail install.fring_probe "fring-probe --json failed"
+elif command -v python3 >/dev/null &&
+	! python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); assert s["auto"]["transport"] in ("zerocopy", "bufpool-registered", "bufpool", "uring", "dev")' "$tmp/probe.json"; then
+	fail install.fring_probe "fring-probe --json: not JSON, or no auto transport: $(cat "$tmp/probe.json")"
+else
+	ok install.fring_probe
 fi
 bad=$(nm -D --defined-only "$libdir/libfring.so" | awk '$2 ~ /[TDBR]/ {print $3}' | grep -v '^fring_' || true)
 [[ -z $bad ]] && ok install.exports_only_fring || fail install.exports_only_fring "also exports: $bad"
