@@ -63,6 +63,7 @@ echo "# kernel: $KERNEL"
 MEMFS=$BUILD/examples/memfs/memfs
 E2E=$BUILD/tests/e2e
 G=/tests
+S=/tests/e2e # tests/e2e's scripts (run-suite.sh, stats.sh, ...) in the guest
 names=()
 bins=()
 missing=()
@@ -109,9 +110,12 @@ done
 	echo "export FRING_E2E_TIMEOUT=$((${FRING_VM_JOB_TIMEOUT:-240} - 30))"
 } >"$ENVF"
 
+adds=(--add "$JOBS" /tests/jobs --add "$ENVF" /tests/env)
+for f in "$HERE"/../e2e/*.sh; do
+	adds+=(--add "$f" "$S/${f##*/}")
+done
 INITRD=$OUTDIR/initramfs.cpio.gz
-"$HERE/mkinitramfs.sh" --add "$JOBS" /tests/jobs --add "$ENVF" /tests/env \
-	"$INITRD" "${bins[@]}"
+"$HERE/mkinitramfs.sh" "${adds[@]}" "$INITRD" "${bins[@]}"
 
 # ---------------------------------------------------------------------------
 # Boot
