@@ -21,7 +21,7 @@
 # It needs bash, awk and the usual tools only (no python): the vm tier runs it
 # in a busybox guest.
 set -euo pipefail
-# shellcheck source=stats.sh
+# shellcheck source-path=SCRIPTDIR source=stats.sh
 source "$(dirname "${BASH_SOURCE[0]}")/stats.sh"
 
 usage() {

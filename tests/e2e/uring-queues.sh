@@ -13,7 +13,7 @@
 set -euo pipefail
 FS=${1:?usage: uring-queues.sh FSEXE [TRANSPORT]}
 TRANSPORT=${2:-uring}
-# shellcheck source=stats.sh
+# shellcheck source-path=SCRIPTDIR source=stats.sh
 source "$(dirname "${BASH_SOURCE[0]}")/stats.sh"
 no_skip=${FRING_E2E_NO_SKIP:-0}
 skip() {
