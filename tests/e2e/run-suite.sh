@@ -4,7 +4,7 @@
 # run-suite.sh MEMFS TRANSPORT TEST [ARGS...]
 #
 # Mounts MEMFS (in the foreground, in the background of this script) with
-#   -o transport=TRANSPORT,allow_other,default_permissions[,$FRING_E2E_OPTS]
+#   -o transport=TRANSPORT,allow_other,default_permissions,dev[,$FRING_E2E_OPTS]
 # on a fresh directory, runs "TEST MOUNTPOINT ARGS...", unmounts, waits for
 # MEMFS to exit and checks its --stats-file (stats.sh): the transport is the
 # one asked for (unless "auto"), it answered requests, and
@@ -121,7 +121,9 @@ show_log() {
 	tail -n 60 "$LOG" 2>/dev/null | sed 's/^/# /' || true
 }
 
-opts="transport=$TRANSPORT,allow_other,default_permissions"
+# dev: device files work, so that posix_suite checks them rather than
+# skipping that check on a nodev mount
+opts="transport=$TRANSPORT,allow_other,default_permissions,dev"
 if [[ -n ${FRING_E2E_OPTS:-} ]]; then
 	opts="$opts,$FRING_E2E_OPTS"
 fi
