@@ -8,12 +8,14 @@
 # jobs.sh inside as root, and turns the guest's serial log into one line per
 # job ("ok NAME" / "FAIL NAME: why") and a closing "N passed, N failed".
 #
-# Files (under BUILDDIR/tests/vm): initramfs.cpio.gz, jobs.txt, guest.log
-# (the whole serial console).
+# Files (under BUILDDIR/tests/vm): initramfs.cpio.gz, jobs.txt, guest.I.log
+# (the serial console of guest I), guest.log (all of them, one after the
+# other).
 # Environment:
 #   FRING_VM_KERNEL    a bzImage to boot instead of the fetched one
 #   FRING_VM_CACHE     where fetch-kernel.sh keeps the kernel (/var/cache/fring-vm)
 #   FRING_VM_TIMEOUT   seconds for the whole boot (900); qemu is killed then
+#   FRING_VM_GUESTS    guests booted at once, each running every GUESTS-th job (2)
 #   FRING_VM_JOB_TIMEOUT  seconds for each job inside (240; the tests inside get 30 s less)
 #   FRING_VM_SCALE     multiplies the fsx operation counts (1)
 #   FRING_VM_ONLY      a regular expression: run only the jobs it matches
@@ -120,22 +122,41 @@ INITRD=$OUTDIR/initramfs.cpio.gz
 # ---------------------------------------------------------------------------
 # Boot
 TIMEOUT=${FRING_VM_TIMEOUT:-900}
+# Guests at once, each with a share of the jobs: one guest keeps about one
+# host CPU busy (TCG, and tests that mostly wait on each other), so two
+# nearly halve the time on two CPUs. Job k runs in guest k mod GUESTS.
+GUESTS=${FRING_VM_GUESTS:-2}
+[[ $GUESTS =~ ^[1-9][0-9]*$ ]] || { echo "run-vm: FRING_VM_GUESTS=$GUESTS: give a number >= 1" >&2; exit 1; }
+((GUESTS <= ${#names[@]})) || GUESTS=${#names[@]}
 append="console=ttyS0 fuse.enable_uring=1 rdinit=/init panic=-1 quiet"
 qemu_args=(-accel tcg -cpu max -smp "${FRING_VM_SMP:-2}" -m "${FRING_VM_MEM:-2G}"
 	-nographic -no-reboot -nic none
-	-kernel "$KERNEL" -initrd "$INITRD" -append "$append")
-echo "# $QEMU ${qemu_args[*]}"
-echo "# serial console: $LOG (up to $TIMEOUT s)"
+	-kernel "$KERNEL" -initrd "$INITRD")
+echo "# $GUESTS x $QEMU ${qemu_args[*]} -append \"$append fring.shard=I/$GUESTS\""
+echo "# serial consoles: $OUTDIR/guest.I.log, then together in $LOG (up to $TIMEOUT s)"
 t0=$(date +%s)
-qemu_rc=0
-timeout -k 10 "$TIMEOUT" "$QEMU" "${qemu_args[@]}" </dev/null >"$LOG" 2>&1 || qemu_rc=$?
+qemu_pids=()
+for ((g = 0; g < GUESTS; g++)); do
+	timeout -k 10 "$TIMEOUT" "$QEMU" "${qemu_args[@]}" -append "$append fring.shard=$g/$GUESTS" \
+		</dev/null >"$OUTDIR/guest.$g.log" 2>&1 &
+	qemu_pids+=($!)
+done
+# stopped early (meson's timeout, ^C): the guests go too
+trap 'kill -TERM "${qemu_pids[@]}" 2>/dev/null' EXIT
+qemu_killed=0
+: >"$LOG"
+for ((g = 0; g < GUESTS; g++)); do
+	rc=0
+	wait "${qemu_pids[g]}" || rc=$?
+	echo "# guest $g: qemu exited $rc after $(($(date +%s) - t0)) s"
+	[[ $rc == 124 || $rc == 137 ]] && qemu_killed=1
+	tr -d '\r' <"$OUTDIR/guest.$g.log" >>"$LOG"
+done
+trap - EXIT
 t1=$(date +%s)
-echo "# qemu exited $qemu_rc after $((t1 - t0)) s"
 
 # ---------------------------------------------------------------------------
 # The verdicts
-tr -d '\r' <"$LOG" >"$LOG.txt"
-mv "$LOG.txt" "$LOG"
 passed=0
 failed=0
 ok() {
@@ -166,11 +187,12 @@ if [[ -z $kver ]]; then
 	echo "# --- last 40 lines of $LOG ---"
 	tail -n 40 "$LOG" | sed 's/^/#   /'
 fi
-if [[ $qemu_rc == 124 || $qemu_rc == 137 ]]; then
-	fail vm.timeout "expected the guest to power off within $TIMEOUT s (FRING_VM_TIMEOUT); qemu was killed"
+if [[ $qemu_killed == 1 ]]; then
+	fail vm.timeout "expected every guest to power off within $TIMEOUT s (FRING_VM_TIMEOUT); qemu was killed"
 fi
-grep -q '@@FRING-DONE' "$LOG" || [[ -z $kver ]] ||
-	echo "# the guest never reached the end of its job list"
+done_count=$(grep -c '@@FRING-DONE' "$LOG" || true)
+[[ $done_count == "$GUESTS" || -z $kver ]] ||
+	echo "# $((GUESTS - done_count)) guest(s) never reached the end of their job list"
 
 for n in "${names[@]}"; do
 	if ! grep -qF "@@FRING-BEGIN $n@@" "$LOG"; then
