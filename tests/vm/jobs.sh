@@ -3,48 +3,77 @@
 #
 # The vm tier's job list, sourced by run-vm.sh. Each line
 #   job NAME TRANSPORT COMMAND [ARGS...]
-# is one job the guest runs, in this order. TRANSPORT is the memfs transport
-# the job must prove it ran on: every "@@FRING-STATS {...}@@" line in the
-# job's output must name it (run-vm.sh checks; the e2e scripts check it
-# too); "-" for a job that mounts no memfs of its own. COMMAND runs inside
-# the guest with bash: the build tree's programs are at their host paths
-# there; tests/e2e's scripts are in $S.
+# is one job; job k runs in guest k mod FRING_VM_GUESTS, in this order
+# (run-vm.sh boots 2 guests at once). TRANSPORT is the transport the
+# job must prove it ran on: every "@@FRING-STATS {...}@@" line in the job's
+# output must name it (run-vm.sh checks; the e2e scripts check it too, and
+# FRING_E2E_STATS_EXPECT on top); "-" for a job that prints no stats.
+# COMMAND runs inside the guest with bash: the build tree's programs are at
+# their host paths there, tests/e2e's scripts in $S. `guest_tool NAME...`
+# puts host programs the guest's busybox lacks into the image.
 #
-# Set by run-vm.sh: MEMFS, E2E (the build's tests/e2e), S (/tests/e2e),
-# G (/tests).
+# Set by run-vm.sh: MEMFS, PT (examples/passthrough), E2E (the build's
+# tests/e2e), S (/tests/e2e, the scripts), G (/tests).
 # Sized for qemu TCG (a 7.3 kernel under emulation is 10-30x slower than
 # this machine); FRING_VM_SCALE=N multiplies the fsx operation counts.
 #
 # A rung that needs more than the transport name proven (zero-copy requests
-# happened, ...) passes FRING_E2E_STATS_EXPECT (see tests/e2e/stats.sh), e.g.
+# happened, ...) passes FRING_E2E_STATS_EXPECT, e.g.
 #   job zerocopy-fsx zerocopy env FRING_E2E_STATS_EXPECT='zero_copy_requests>0' \
 #       "$S/run-suite.sh" "$MEMFS" zerocopy "$E2E/fsx" --ops 5000
 
 scale=${FRING_VM_SCALE:-1}
 fsx_ops=$((5000 * scale))
 
-# the controls: memfs on the classic device and on FUSE-over-io_uring
-for t in dev uring; do
-	job "$t-posix_suite" "$t" env FRING_E2E_BIGDIR=1000 \
-		"$S/run-suite.sh" "$MEMFS" "$t" "$E2E/posix_suite"
-	job "$t-fsx-seed1" "$t" \
-		"$S/run-suite.sh" "$MEMFS" "$t" "$E2E/fsx" --ops "$fsx_ops" --seed 1
-	job "$t-concurrency" "$t" \
-		"$S/run-suite.sh" "$MEMFS" "$t" "$E2E/concurrency" --procs 2
-	job "$t-interrupt" - "$E2E/interrupt_test" "$t"
-done
-job uring-queues uring "$S/uring-queues.sh" "$MEMFS" uring
+# lifecycle.sh: a mount as nobody through fusermount3 (setpriv --reuid)
+guest_tool setpriv fusermount3
 
-# the 7.46 buffer-pool rungs: the stats must show requests whose payload
-# came from a pool; pool_bufs=2 (fewer buffers than the 8 entries per queue)
-# under parallel load must still complete with intact data
-for t in bufpool bufpool-registered; do
-	job "$t-posix_suite" "$t" env FRING_E2E_BIGDIR=1000 \
-		FRING_E2E_STATS_EXPECT='pool_requests>0' \
-		"$S/run-suite.sh" "$MEMFS" "$t" "$E2E/posix_suite"
-	job "$t-fsx-seed1" "$t" env FRING_E2E_STATS_EXPECT='pool_requests>0' \
-		"$S/run-suite.sh" "$MEMFS" "$t" "$E2E/fsx" --ops "$fsx_ops" --seed 1
-	job "$t-concurrency-poolbufs2" "$t" env FRING_E2E_OPTS=pool_bufs=2 \
-		FRING_E2E_STATS_EXPECT='pool_requests>0' \
-		"$S/run-suite.sh" "$MEMFS" "$t" "$E2E/concurrency" --procs 2
+# dev and uring are the controls; the 7.46 buffer-pool rungs must show
+# requests whose payload came from a pool, and pool_bufs=2 (fewer buffers
+# than the 8 entries per queue) under parallel load must still complete with
+# intact data.
+for t in dev uring bufpool bufpool-registered; do
+	expect=
+	conc=(concurrency)
+	lc_opts=
+	case $t in
+	bufpool*)
+		expect='pool_requests>0'
+		conc=(concurrency-poolbufs2 FRING_E2E_OPTS=pool_bufs=2)
+		;;
+	esac
+	# lifecycle.sh mounts as nobody, whose RLIMIT_MEMLOCK is the kernel's
+	# default 8 MiB: 2 queues x 8 pinned 1 MiB buffers would not fit (the
+	# library refuses, naming the limit); 2 x 2 do
+	[[ $t == bufpool-registered ]] && lc_opts=,pool_bufs=2
+	e=(env "FRING_E2E_STATS_EXPECT=$expect")
+
+	# examples/memfs, and examples/passthrough over a fresh tmpfs source
+	# that must hold afterwards what the mount showed
+	for fs in memfs passthrough; do
+		if [[ $fs == memfs ]]; then
+			p=$t run=("$S/run-suite.sh" "$MEMFS") seed=1
+		else
+			p=$t-passthrough run=("$S/run-passthrough.sh" "$PT") seed=4
+		fi
+		job "$p-posix_suite" "$t" "${e[@]}" FRING_E2E_BIGDIR=1000 \
+			"${run[@]}" "$t" "$E2E/posix_suite"
+		job "$p-fsx-seed$seed" "$t" "${e[@]}" \
+			"${run[@]}" "$t" "$E2E/fsx" --ops "$fsx_ops" --seed "$seed"
+		job "$p-${conc[0]}" "$t" "${e[@]}" "${conc[@]:1}" \
+			"${run[@]}" "$t" "$E2E/concurrency" --procs 2
+	done
+	job "$t-lifecycle" "$t" "${e[@]}" "FRING_E2E_OPTS=transport=$t$lc_opts" \
+		"$S/lifecycle.sh" "$MEMFS"
+	job "$t-teardown" "$t" "${e[@]}" "$S/teardown.sh" "$MEMFS" "$t"
+	job "$t-passthrough-teardown" "$t" "${e[@]}" \
+		"$S/teardown.sh" "$PT" "$t" --with-source
+
+	# in-process servers (they check the transport themselves): an
+	# interrupt reaching a request being served; handler I/O on the ring
+	# and answers from other threads
+	job "$t-interrupt" - "$E2E/interrupt_test" "$t"
+	job "$t-async" - "$E2E/async_test" "$t"
+	# every queue registered and serving
+	[[ $t == dev ]] || job "$t-queues" "$t" "${e[@]}" "$S/uring-queues.sh" "$MEMFS" "$t"
 done

@@ -63,12 +63,25 @@ echo "# kernel: $KERNEL"
 # ---------------------------------------------------------------------------
 # The jobs
 MEMFS=$BUILD/examples/memfs/memfs
+PT=$BUILD/examples/passthrough/passthrough
 E2E=$BUILD/tests/e2e
+# in the guest: run-guest.sh's directory, tests/e2e's scripts
+# shellcheck disable=SC2034 # (G: for a job list of FRING_VM_JOBS)
 G=/tests
-S=/tests/e2e # tests/e2e's scripts (run-suite.sh, stats.sh, ...) in the guest
+S=/tests/e2e
 names=()
 bins=()
 missing=()
+guest_tool() { # NAME...: host programs the guest needs and busybox lacks
+	local t p
+	for t in "$@"; do
+		if p=$(command -v "$t"); then
+			bins+=("$p")
+		else
+			missing+=("$t (a host program)")
+		fi
+	done
+}
 declare -A job_transport=() job_cmd=() listed=()
 job() { # NAME TRANSPORT COMMAND...
 	local name=$1 transport=$2 w
@@ -92,11 +105,11 @@ job() { # NAME TRANSPORT COMMAND...
 		fi
 	done
 }
-# shellcheck source=jobs.sh
+# shellcheck source-path=SCRIPTDIR source=jobs.sh
 source "${FRING_VM_JOBS:-$HERE/jobs.sh}"
 ((${#names[@]})) || { echo "run-vm: no job (FRING_VM_ONLY=${FRING_VM_ONLY:-})"; exit 1; }
 for w in "${missing[@]}"; do
-	echo "# not built: $w (the jobs that use it will fail)"
+	echo "# missing: $w (the jobs that use it will fail)"
 done
 
 JOBS=$OUTDIR/jobs.txt
