@@ -7,7 +7,7 @@
 #   vm-guest.sh REP FS TRANSPORT DAEMON
 #       one job of bench/vm-jobs.sh: mounts DAEMON (memfs, or passthrough
 #       over a fresh directory of the guest's tmpfs /tmp) on TRANSPORT
-#       through tests/vm/guest-run-suite.sh, which checks the transport in
+#       through tests/e2e/run-suite.sh, which checks the transport in
 #       the daemon's stats and runs the second mode in the mount. A mount
 #       the daemon refuses prints
 #         @@FRING-BENCH-REFUSED rep=R fs=F transport=T REASON@@
@@ -24,7 +24,7 @@
 # FRING_BENCH_SECS (a cap on each fio job's run time).
 set -euo pipefail
 
-G=/tests
+S=/tests/e2e # tests/e2e's scripts in the guest (tests/vm/run-vm.sh)
 SELF=$(realpath "${BASH_SOURCE[0]}")
 
 # ---------------------------------------------------------------------------
@@ -33,7 +33,7 @@ if [[ ${2:-} == fio ]]; then
 	MNT=$1 REP=$3 FS=$4 TRANSPORT=$5 DAEMON=$6
 
 	# the daemon: the process whose program is DAEMON and whose last
-	# argument is the mount point (guest-run-suite.sh started it)
+	# argument is the mount point (run-suite.sh started it)
 	pid=
 	for p in /proc/[0-9]*; do
 		mapfile -d '' -t argv <"$p/cmdline" 2>/dev/null || continue
@@ -107,8 +107,8 @@ REP=$1 FS=$2 TRANSPORT=$3 DAEMON=$4
 # the pool rungs must show that payloads went through a pool, zero-copy
 # that data went straight between the backing store and the client's pages
 case $TRANSPORT in
-bufpool*) export FRING_VM_STATS_EXPECT='pool_requests>0' ;;
-zerocopy) export FRING_VM_STATS_EXPECT='zero_copy_reads>0 zero_copy_writes>0' ;;
+bufpool*) export FRING_E2E_STATS_EXPECT='pool_requests>0' ;;
+zerocopy) export FRING_E2E_STATS_EXPECT='zero_copy_reads>0 zero_copy_writes>0' ;;
 esac
 SRC=
 if [[ $FS == passthrough ]]; then
@@ -117,12 +117,12 @@ if [[ $FS == passthrough ]]; then
 fi
 out=$(mktemp /tmp/fring-bench-out.XXXXXX)
 set +e
-"$G/guest-run-suite.sh" "$DAEMON" "$TRANSPORT" "$SELF" fio "$REP" "$FS" "$TRANSPORT" "$DAEMON" 2>&1 |
+"$S/run-suite.sh" "$DAEMON" "$TRANSPORT" "$SELF" fio "$REP" "$FS" "$TRANSPORT" "$DAEMON" 2>&1 |
 	tee "$out"
 rc=${PIPESTATUS[0]}
 set -e
 if grep -q '^FAIL run-suite.mount' "$out"; then
-	# the daemon's log follows guest-run-suite.sh's "memfs output" line as
+	# the daemon's log follows run-suite.sh's "memfs output" line as
 	# "# LINE"; the library's reason is a "fring: " line
 	reason=$(sed -n '/^# --- memfs output/,$ s/^# //p' "$out" | sed 1d |
 		grep -E '^fring: ' | tail -n 1)

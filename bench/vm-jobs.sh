@@ -9,7 +9,7 @@
 # transport list one further on (rep 2: uring ... dev), so that no transport
 # always holds the same place in the order.
 # Transport "-": vm-guest.sh checks
-# the transport itself (through guest-run-suite.sh), and a refused mount is
+# the transport itself (through tests/e2e/run-suite.sh), and a refused mount is
 # a result here (exit 77), not a failure.
 #
 # Set by run-vm.sh: BUILD, MEMFS. Set by bench/vm.sh: FRING_BENCH_REPS,

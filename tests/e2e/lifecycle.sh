@@ -14,8 +14,15 @@
 #  g) without -f: the command returns once the mount is there.
 # Prints one line per check and "N passed, N failed[, N skipped]".
 # Needs root (exit 77 otherwise; FRING_E2E_NO_SKIP=1 turns that into 1).
-# FRING_E2E_OPTS: -o options for every mount (e.g. transport=uring).
+# FRING_E2E_OPTS: -o options for every mount (e.g. transport=uring); the
+# stats part b's memfs writes at exit must name that transport (any without
+# one) and satisfy FRING_E2E_STATS_EXPECT (stats.sh); they are printed as
+# "@@FRING-STATS {...}@@". A skipped check (no fusermount3, no setpriv) fails
+# when FRING_E2E_NO_SKIP=1. Bash, awk and busybox-level tools otherwise: the
+# vm tier runs it in its guest, with util-linux's setpriv and fusermount3.
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=stats.sh
+source "$(dirname "${BASH_SOURCE[0]}")/stats.sh"
 
 [[ $# -eq 1 ]] || { echo "usage: $0 MEMFS" >&2; exit 1; }
 MEMFS=$1
@@ -30,6 +37,8 @@ skip_all() {
 [[ -x $MEMFS ]] || { echo "lifecycle: $MEMFS is not an executable"; exit 1; }
 MEMFS=$(realpath "$MEMFS")
 
+transport=auto
+[[ ,${FRING_E2E_OPTS:-}, =~ ,transport=([^,]*), ]] && transport=${BASH_REMATCH[1]}
 NOBODY_UID=${FRING_E2E_NONROOT_UID:-65534}
 NOBODY_GID=${FRING_E2E_NONROOT_GID:-65534}
 T=10 # seconds for anything that should be quick
@@ -153,6 +162,16 @@ part_a() {
 		echo "# /dev/fuse is mode $fuse_mode: making it 0666 for this part"
 		chmod 0666 /dev/fuse
 	fi
+	if [[ $transport == zerocopy ]]; then
+		# only CAP_SYS_ADMIN may put client pages in a ring: a user's
+		# zerocopy mount must be refused, saying so, before mounting
+		out=$(as_user timeout $T "$MEMFS" -f -o "$FRING_E2E_OPTS" "$dir" 2>&1) && rc=0 || rc=$?
+		check lifecycle.nonroot_zerocopy_refused "expected exit 1 naming CAP_SYS_ADMIN got rc $rc: $out" \
+			bash -c "[[ $rc == 1 ]] && grep -q CAP_SYS_ADMIN <<<\"\$1\"" _ "$out"
+		check lifecycle.nonroot_zerocopy_not_mounted "expected $dir not mounted" bash -c "! awk -v m='$dir' '\$5 == m { f = 1 } END { exit !f }' /proc/self/mountinfo"
+		restore_fuse_mode
+		return
+	fi
 	as_user "$MEMFS" -f ${FRING_E2E_OPTS:+-o "$FRING_E2E_OPTS"} --stats-file="$TMP/a/stats.json" "$dir" >"$TMP/a.log" 2>&1 &
 	pid=$!
 	pids+=("$pid")
@@ -223,6 +242,7 @@ part_b() {
 		rc=$(wait_status "$pid")
 		check lifecycle.lazy_exit0 "expected memfs to exit 0 got $rc" test "$rc" = 0
 		[[ $rc == 0 ]] || show_log "$TMP/b.log"
+		stats_checks "$TMP/b.stats" "$transport" lifecycle.lazy || show_log "$TMP/b.log"
 	else
 		fail lifecycle.lazy_exit0 "expected memfs to exit within $T s of the last close"
 		show_log "$TMP/b.log"
@@ -386,6 +406,10 @@ part_g
 
 if [[ $skipped != 0 ]]; then
 	echo "$passed passed, $failed failed, $skipped skipped"
+	if [[ ${FRING_E2E_NO_SKIP:-0} == 1 ]]; then
+		echo "FRING_E2E_NO_SKIP=1: a skip counts as a failure"
+		exit 1
+	fi
 else
 	echo "$passed passed, $failed failed"
 fi

@@ -8,7 +8,9 @@
  * unprivileged user (65534 unless --nonroot-uid) in a forked child.
  *
  * Work happens in DIR/posix_suite.PID, removed at the end.
- * FRING_E2E_BIGDIR=N lowers the size of the large-directory test.
+ * FRING_E2E_BIGDIR=N lowers the size of the large-directory test,
+ * FRING_E2E_RENAMES=N the renames of the atomic-replace test (3000; the vm
+ * tier, under emulation, uses fewer).
  */
 #include "check.h"
 
@@ -1503,6 +1505,9 @@ static void rename_exdev(void)
 	}
 }
 
+/* renames of rename_atomic_replace() (FRING_E2E_RENAMES) */
+static long nrenames = 3000;
+
 static void rename_atomic_replace(void)
 {
 	struct churn *c = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE,
@@ -1515,7 +1520,7 @@ static void rename_atomic_replace(void)
 	put_str("atom", "v");
 	pid = xfork();
 	if (pid == 0) {
-		for (int i = 0; i < 3000 && !c->stop; i++) {
+		for (long i = 0; i < nrenames && !c->stop; i++) {
 			if (put_str("atom.tmp", "v") < 0 ||
 			    rename("atom.tmp", "atom") < 0) {
 				c->errors++;
@@ -1527,7 +1532,7 @@ static void rename_atomic_replace(void)
 		}
 		_exit(0);
 	}
-	for (int i = 0; i < 200000 && c->ops < 3000 && !c->errors; i++) {
+	for (int i = 0; i < 200000 && c->ops < nrenames && !c->errors; i++) {
 		int fd = open("atom", O_RDONLY);
 		char b[4];
 
@@ -3338,6 +3343,11 @@ int main(int argc, char **argv)
 		nbig = strtol(env, NULL, 10);
 	if (nbig < 10)
 		nbig = 10;
+	env = getenv("FRING_E2E_RENAMES");
+	if (env && *env)
+		nrenames = strtol(env, NULL, 10);
+	if (nrenames < 100)
+		nrenames = 100;
 	if (geteuid() != 0) {
 		printf("SKIP: posix_suite must run as root\n");
 		return CHK_EXIT_SKIP;

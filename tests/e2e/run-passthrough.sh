@@ -33,7 +33,7 @@ cat >"$TMP/wrap.sh" <<WRAP
 mnt=\$1; shift
 "$TEST" "\$mnt" "\$@"
 rc=\$?
-(cd "\$mnt" && find . -xdev \\( -type f -o -type d -o -type l \\) -printf '%p %y %s %m\n' 2>/dev/null | sort) >"$TMP/through-mount.txt"
+(cd "\$mnt" && find . -xdev \\( -type f -o -type d -o -type l \\) -exec stat -c '%n %F %s %a' {} + 2>/dev/null | sort) >"$TMP/through-mount.txt"
 (cd "\$mnt" && find . -xdev -type f -print0 2>/dev/null | sort -z | xargs -0 -r cat 2>/dev/null | md5sum) >"$TMP/through-mount.md5"
 exit \$rc
 WRAP
@@ -42,7 +42,7 @@ chmod +x "$TMP/wrap.sh"
 rc=0
 FRING_E2E_FS_ARGS=$SRC "$here/run-suite.sh" "$PT" "$TRANSPORT" "$TMP/wrap.sh" "$@" || rc=$?
 
-(cd "$SRC" && find . -xdev \( -type f -o -type d -o -type l \) -printf '%p %y %s %m\n' 2>/dev/null | sort) >"$TMP/source.txt"
+(cd "$SRC" && find . -xdev \( -type f -o -type d -o -type l \) -exec stat -c '%n %F %s %a' {} + 2>/dev/null | sort) >"$TMP/source.txt"
 (cd "$SRC" && find . -xdev -type f -print0 | sort -z | xargs -0 -r cat | md5sum) >"$TMP/source.md5"
 if diff -q "$TMP/through-mount.txt" "$TMP/source.txt" >/dev/null &&
 	diff -q "$TMP/through-mount.md5" "$TMP/source.md5" >/dev/null; then

@@ -14,7 +14,13 @@
 #   b) SIGTERM while clients read and write (exit 0, unmounted)
 #   c) kill -9 while clients read and write: ENOTCONN, umount, remount works
 #   d) umount -l while clients hold files open and keep working
+# The stats part b's daemon writes at exit are checked with stats.sh
+# (transport, requests, FRING_E2E_STATS_EXPECT) and printed as
+# "@@FRING-STATS {...}@@". Bash, awk and busybox-level tools only: the vm tier
+# runs it in its guest.
 set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=stats.sh
+source "$(dirname "${BASH_SOURCE[0]}")/stats.sh"
 FS=${1:?usage: teardown.sh FSEXE TRANSPORT}
 TRANSPORT=${2:?usage: teardown.sh FSEXE TRANSPORT}
 no_skip=${FRING_E2E_NO_SKIP:-0}
@@ -50,13 +56,15 @@ load_pids=()
 cleanup() {
 	for p in "${load_pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
 	[[ -n $pid ]] && kill -KILL "$pid" 2>/dev/null
-	mountpoint -q "$MNT" && { umount "$MNT" 2>/dev/null || umount -l "$MNT"; }
+	mounted && { umount "$MNT" 2>/dev/null || umount -l "$MNT"; }
 	[[ -n $old_param ]] && echo "$old_param" >"$PARAM"
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
 
-mounted() { awk -v m="$MNT" '$5 == m {f=1} END {exit !f}' /proc/self/mountinfo; }
+# (no mountpoint(1): busybox, in the vm guest, has none)
+is_mounted() { awk -v m="$1" '$5 == m {f=1} END {exit !f}' /proc/self/mountinfo; }
+mounted() { is_mounted "$MNT"; }
 start() { # NAME
 	"$FS" -f -o "transport=$TRANSPORT" --stats-file="$TMP/$1.stats" "${fs_args[@]}" "$MNT" >"$TMP/$1.log" 2>&1 &
 	pid=$!
@@ -72,7 +80,7 @@ load() {
 			end=$((SECONDS + 30))
 			while ((SECONDS < end)); do
 				# once unmounted, the path is the plain directory
-				mountpoint -q "$MNT" || exit 0
+				mounted || exit 0
 				dd if=/dev/zero of="$f" bs=64k count=16 conv=fsync status=none 2>/dev/null || exit 0
 				cat "$f" >/dev/null 2>&1 || exit 0
 				ls "$MNT" >/dev/null 2>&1 || exit 0
@@ -98,9 +106,15 @@ gone() { # PID -> 0 if it exited within T
 	return 1
 }
 threads_of() { ls "/proc/$1/task" 2>/dev/null | wc -l; }
+# What a client gets from the mount now. Not a stat of the mountpoint: the
+# kernel answers that from attributes cached for attr_timeout (1 s) without
+# asking the dead connection (fuse_getattr); a name no client looked up on
+# this mount must go to it (LOOKUP).
+# shellcheck disable=SC2069  # (its stderr is the answer, stdout is not wanted)
+probe() { stat "$MNT/enotconn-probe" 2>&1 >/dev/null; }
 
 fusectl() {
-	mountpoint -q /sys/fs/fuse/connections || mount -t fusectl none /sys/fs/fuse/connections 2>/dev/null
+	is_mounted /sys/fs/fuse/connections || mount -t fusectl none /sys/fs/fuse/connections 2>/dev/null
 	local dev
 	dev=$(stat -c %d "$MNT" 2>/dev/null) || return 1
 	echo "/sys/fs/fuse/connections/$((dev & 0xff | (dev >> 12 & ~0xff)))"
@@ -117,7 +131,7 @@ if start a; then
 		# the daemon unmounts as it ends; if it could not, the mount must
 		# fail cleanly and unmount
 		if mounted; then
-			err=$(stat "$MNT" 2>&1 >/dev/null)
+			err=$(probe)
 			[[ $err == *"not connected"* ]] && ok a.enotconn || fail a.enotconn "stat said: $err"
 			umount "$MNT" && ok a.umount || fail a.umount "umount failed"
 		else
@@ -139,6 +153,8 @@ if start b; then
 	if gone "$pid"; then
 		wait "$pid"; rc=$?
 		[[ $rc == 0 ]] && ok b.exit_0 || fail b.exit_0 "exit status $rc"
+		# the stats it wrote at exit: the transport that ran, the rung's proof
+		stats_checks "$TMP/b.stats" "$TRANSPORT" b
 	else
 		fail b.exit_0 "still running $T s after SIGTERM ($(threads_of "$pid") threads)"
 	fi
@@ -156,7 +172,7 @@ if start c; then
 	wait "$pid" 2>/dev/null
 	pid=
 	load_ends c
-	err=$(stat "$MNT" 2>&1 >/dev/null)
+	err=$(probe)
 	[[ $err == *"not connected"* ]] && ok c.enotconn || fail c.enotconn "stat said: $err"
 	umount "$MNT" && ok c.umount || fail c.umount "umount of the dead mount failed"
 	if start c2; then

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# uring-queues.sh FSEXE
+# uring-queues.sh FSEXE [TRANSPORT]
 #
-# Proves the io_uring transport served the traffic: mounts FSEXE with
-# transport=uring, drives every online CPU with `taskset` (the kernel routes a
-# request to the queue of the CPU its caller runs on), unmounts and checks the
-# stats: transport "uring", one queue per possible CPU, every queue with
-# registered ring entries, and ring requests on the queue of every driven CPU.
+# Proves a ring transport served the traffic: mounts FSEXE with
+# transport=TRANSPORT (uring unless given), drives every online CPU with
+# `taskset` (the kernel routes a request to the queue of the CPU its caller
+# runs on), unmounts and checks the stats (read with stats.sh, no python: the
+# vm tier runs this in its busybox guest): the transport asked for, one queue
+# per possible CPU, every queue with registered ring entries, and requests on
+# the queue of every driven CPU. Prints the stats as "@@FRING-STATS {...}@@".
 set -euo pipefail
-FS=${1:?usage: uring-queues.sh FSEXE}
+FS=${1:?usage: uring-queues.sh FSEXE [TRANSPORT]}
+TRANSPORT=${2:-uring}
+# shellcheck source-path=SCRIPTDIR source=stats.sh
+source "$(dirname "${BASH_SOURCE[0]}")/stats.sh"
 no_skip=${FRING_E2E_NO_SKIP:-0}
 skip() {
 	echo "SKIP: $*"
@@ -20,6 +25,10 @@ skip() {
 PARAM=/sys/module/fuse/parameters/enable_uring
 [[ -w $PARAM ]] || skip "no $PARAM: this kernel has no FUSE-over-io_uring"
 
+is_mounted() {
+	awk -v m="$1" '$5 == m {f=1} END {exit !f}' /proc/self/mountinfo
+}
+
 TMP=$(mktemp -d /tmp/fring-uq.XXXXXX)
 MNT=$TMP/mnt
 mkdir "$MNT"
@@ -27,7 +36,7 @@ old=$(cat "$PARAM")
 pid=
 cleanup() {
 	set +e
-	mountpoint -q "$MNT" && { umount "$MNT" || umount -l "$MNT"; }
+	is_mounted "$MNT" && { umount "$MNT" || umount -l "$MNT"; }
 	[[ -n $pid ]] && kill -KILL "$pid" 2>/dev/null
 	echo "$old" >"$PARAM"
 	rm -rf "$TMP"
@@ -35,10 +44,10 @@ cleanup() {
 trap cleanup EXIT
 echo Y >"$PARAM"
 
-"$FS" -f -o transport=uring --stats-file="$TMP/stats.json" "$MNT" >"$TMP/log" 2>&1 &
+"$FS" -f -o "transport=$TRANSPORT" --stats-file="$TMP/stats.json" "$MNT" >"$TMP/log" 2>&1 &
 pid=$!
 for _ in $(seq 200); do
-	awk -v m="$MNT" '$5 == m {f=1} END {exit !f}' /proc/self/mountinfo && break
+	is_mounted "$MNT" && break
 	sleep 0.05
 done
 
@@ -49,31 +58,41 @@ done
 umount "$MNT"
 wait "$pid"
 pid=
+sed -n '/mounted /s/^/# fs: /p' "$TMP/log"
 
-python3 - "$TMP/stats.json" "$ncpu" <<'PY'
-import json, sys
-s = json.load(open(sys.argv[1]))
-ncpu = int(sys.argv[2])
-possible = 0
-for part in open("/sys/devices/system/cpu/possible").read().strip().split(","):
-    a, _, b = part.partition("-")
-    possible += int(b or a) - int(a) + 1
-passed = failed = 0
-def check(name, ok, detail):
-    global passed, failed
-    if ok:
-        passed += 1; print("ok", name)
-    else:
-        failed += 1; print("FAIL", name + ":", detail)
-check("transport_uring", s["transport"] == "uring", "got " + s["transport"])
-q = s["per_queue"]
-check("one_queue_per_possible_cpu", len(q) == possible, f"expected {possible} got {len(q)}")
-for i, e in enumerate(q):
-    check(f"queue{i}_registered", e.get("ring_entries", 0) > 0, f"ring_entries {e.get('ring_entries')}")
-    if i < ncpu:
-        check(f"queue{i}_served", e["requests"] > 0, f"requests {e['requests']}")
-side = s.get("side_channel", {})
-print(f"# totals: requests {s['requests']}, side channel {side.get('requests')}, reason: {s.get('transport_reason')}")
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
-PY
+possible=0
+IFS=, read -r -a parts </sys/devices/system/cpu/possible
+for part in "${parts[@]}"; do
+	a=${part%-*} b=${part#*-}
+	possible=$((possible + b - a + 1))
+done
+
+passed=0 failed=0
+ok() {
+	passed=$((passed + 1))
+	echo "ok $1"
+}
+fail() {
+	failed=$((failed + 1))
+	echo "FAIL $1: $2"
+}
+check() { # NAME OK(0/1) DETAIL
+	if [[ $2 == 1 ]]; then ok "$1"; else fail "$1" "$3"; fi
+}
+get() { stats_get "$TMP/stats.json" "$1"; }
+num() { [[ $1 =~ ^[0-9]+$ ]] && echo "$1" || echo 0; }
+
+stats_checks "$TMP/stats.json" "$TRANSPORT" uring-queues || true
+nq=$(get per_queue.length)
+check one_queue_per_possible_cpu "$([[ $nq == "$possible" ]] && echo 1 || echo 0)" "expected $possible got $nq"
+for ((i = 0; i < $(num "$nq"); i++)); do
+	e=$(get "per_queue.$i.ring_entries")
+	check "queue${i}_registered" "$(($(num "$e") > 0 ? 1 : 0))" "ring_entries $e"
+	if ((i < ncpu)); then
+		r=$(get "per_queue.$i.requests")
+		check "queue${i}_served" "$(($(num "$r") > 0 ? 1 : 0))" "requests $r"
+	fi
+done
+echo "# totals: requests $(get requests), side channel $(get side_channel.requests), reason: $(get transport_reason)"
+echo "$passed passed, $failed failed"
+((failed == 0))

@@ -11,7 +11,9 @@
 #   @@FRING-END NAME rc=N@@
 # and followed by the kernel messages it caused ("# kmsg: ..."). Each job is
 # bounded by FRING_VM_JOB_TIMEOUT seconds (240). /tests/env, when present,
-# holds the environment run-vm.sh passes on (sourced first).
+# holds the environment run-vm.sh passes on (sourced first). With
+# "fring.shard=I/N" on the kernel command line it runs only the jobs whose
+# index (from 0) modulo N is I.
 set -uo pipefail
 
 JOBS=${1:-/tests/jobs}
@@ -35,9 +37,22 @@ if [[ ! -r $JOBS ]]; then
 fi
 kmsg >/dev/null
 
+# this guest's share: "fring.shard=I/N" on the kernel command line (run-vm.sh
+# boots N guests) runs the jobs whose index modulo N is I
+shard=0 shards=1
+for w in $(</proc/cmdline); do
+	if [[ $w =~ ^fring\.shard=([0-9]+)/([1-9][0-9]*)$ ]]; then
+		shard=${BASH_REMATCH[1]} shards=${BASH_REMATCH[2]}
+	fi
+done
+echo "# run-guest: shard $shard of $shards"
+
 failed=0
+k=-1
 while IFS=$'\t' read -r name cmd; do
 	[[ -n $name && $name != \#* ]] || continue
+	k=$((k + 1))
+	((k % shards == shard)) || continue
 	echo "@@FRING-BEGIN $name@@"
 	echo "# $cmd"
 	t0=$(uptime_cs)
