@@ -113,7 +113,9 @@ trap 'kill "$sampler" 2>/dev/null' EXIT
 
 t0=$(date +%s)
 rc=0
-env FRING_VM_JOBS="$ROOT/bench/vm-jobs.sh" \
+# one guest: two at once (the test tier's default) would compete for the
+# host's CPUs and mix their measurements
+env FRING_VM_JOBS="$ROOT/bench/vm-jobs.sh" FRING_VM_GUESTS=1 \
 	FRING_VM_EXTRA_BINS="$FIO $ROOT/bench/vm-guest.sh" \
 	FRING_VM_JOB_TIMEOUT="$job_timeout" \
 	FRING_VM_TIMEOUT="${FRING_VM_TIMEOUT:-3600}" \
