@@ -15,6 +15,8 @@
 #   FRING_VM_KERNEL    a bzImage to boot instead of the fetched one
 #   FRING_VM_CACHE     where fetch-kernel.sh keeps the kernel (/var/cache/fring-vm)
 #   FRING_VM_TIMEOUT   seconds for the whole boot (900); qemu is killed then
+#   FRING_VM_BOOT_TIMEOUT  seconds for a guest to reach /init (150); else it
+#                      is booted again (3 boots at most)
 #   FRING_VM_GUESTS    guests booted at once, each running every GUESTS-th job (2)
 #   FRING_VM_JOB_TIMEOUT  seconds for each job inside (240; the tests inside get 30 s less)
 #   FRING_VM_SCALE     multiplies the fsx operation counts (1)
@@ -154,6 +156,7 @@ t0=$(date +%s)
 # ("Oops: int3" in set_next_task_fair at 1.7 s, once in about a dozen boots
 # here). No job has begun then, so nothing a test found is hidden; a guest
 # that dies later is not booted again.
+BOOT_LIMIT=${FRING_VM_BOOT_TIMEOUT:-150} # seconds from qemu's start to /init
 boot_guest() { # G: exits with qemu's status (124: FRING_VM_TIMEOUT)
 	local g=$1 boot rc left why qpid=
 	trap 'kill -TERM $qpid 2>/dev/null; exit 143' TERM
@@ -164,6 +167,17 @@ boot_guest() { # G: exits with qemu's status (124: FRING_VM_TIMEOUT)
 			</dev/null >"$OUTDIR/guest.$g.log" 2>&1 &
 		qpid=$!
 		rc=0
+		# a boot can also stall before /init: the console stops after
+		# the BIOS and qemu spins (seen under TCG at high host load);
+		# such a guest is stopped and booted again too
+		b0=$(date +%s)
+		while kill -0 "$qpid" 2>/dev/null && ! grep -q '@@FRING-KERNEL' "$OUTDIR/guest.$g.log"; do
+			if (($(date +%s) - b0 >= BOOT_LIMIT && boot < 3)); then
+				kill -TERM "$qpid" 2>/dev/null
+				break
+			fi
+			sleep 2
+		done
 		wait "$qpid" || rc=$?
 		if grep -q '@@FRING-KERNEL' "$OUTDIR/guest.$g.log" || [[ $boot == 3 || $rc == 124 || $rc == 137 ]]; then
 			exit "$rc"
