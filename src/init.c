@@ -19,7 +19,7 @@
 	 FUSE_HAS_RESEND | FUSE_HAS_IO_URING_BUFPOOL | FUSE_MAP_ALIGNMENT |    \
 	 FUSE_SUBMOUNTS)
 
-static unsigned max_pages_limit(void)
+unsigned init_max_pages_limit(void)
 {
 	unsigned v = 256;
 	FILE *f = fopen("/proc/sys/fs/fuse/max_pages_limit", "re");
@@ -68,7 +68,7 @@ int init_negotiate(struct fring_session *se, const struct fuse_init_in *inp,
 {
 	struct fuse_init_in in;
 	struct fring_conn *c = &se->conn;
-	unsigned limit = max_pages_limit();
+	unsigned limit = init_max_pages_limit();
 	uint64_t dropped;
 
 	memset(out, 0, sizeof(*out));

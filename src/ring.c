@@ -378,7 +378,7 @@ static bool rt_zc_request(struct ring_thread *rt, struct fring_req *req,
 	return true;
 }
 
-static void rt_entry_request(struct ring_thread *rt, struct fring_req *req)
+void rt_entry_request(struct ring_thread *rt, struct fring_req *req)
 {
 	struct fuse_uring_req_header *h = &req->hdr;
 	const struct fuse_in_header *ih = (const void *)h->in_out;
