@@ -456,6 +456,17 @@ static void test_callback_limits(void **state)
 	assert_int_equal(nego(), 0);
 	assert_int_equal(out.max_write, 262144);
 
+	/* pages follow max_write as clamped (found by fuzz_init: 0 and
+	 * values near UINT32_MAX gave the default 32 pages) */
+	hook_set.max_write = 0;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.max_write, 4096);
+	assert_int_equal(out.max_pages, 1);
+	hook_set.max_write = UINT32_MAX;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.max_write, 16u << 20);
+	assert_int_equal(out.max_pages, limit < 4096 ? limit : 4096);
+
 	hook_fields = HF_MAX_PAGES;
 	hook_set.max_pages = 0;
 	assert_int_equal(nego(), 0);
