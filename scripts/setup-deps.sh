@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what building and testing libfring needs (Debian bookworm).
 set -euo pipefail
-pkgs=(gcc clang meson ninja-build pkg-config liburing-dev libcmocka-dev fuse3
+# libclang-rt-14-dev: clang's sanitizer and libFuzzer runtimes (only
+# recommended by clang, and recommends are not installed here)
+pkgs=(gcc clang libclang-rt-14-dev meson ninja-build pkg-config liburing-dev libcmocka-dev fuse3
       util-linux python3 valgrind
       qemu-system-x86 busybox-static debian-archive-keyring)
 missing=()

@@ -22,6 +22,17 @@ static void lk_to_flock(const struct fuse_file_lock *lk, struct flock *fl)
 	fl->l_pid = (pid_t)lk->pid;
 }
 
+/* The kernel sends a range inside 0..OFFSET_MAX with start <= end (from a
+ * file_lock it checked, fuse_lk_fill()); anything else is no lock. */
+static bool lk_range_ok(struct fring_req *req, const struct fuse_file_lock *lk)
+{
+	if (lk->start > (uint64_t)INT64_MAX || lk->end < lk->start) {
+		reply_errno(req, EINVAL);
+		return false;
+	}
+	return true;
+}
+
 void do_getlk(struct fring_req *req, struct fring_msg *m)
 {
 	const struct fuse_lk_in *in = take_arg0(m, sizeof(*in));
@@ -29,6 +40,8 @@ void do_getlk(struct fring_req *req, struct fring_msg *m)
 	struct flock fl;
 
 	NEED(in, "short lk_in");
+	if (!lk_range_ok(req, &in->lk))
+		return;
 	fi = fi_fh(req, in->fh);
 	fi->lock_owner = in->owner;
 	lk_to_flock(&in->lk, &fl);
@@ -67,6 +80,8 @@ void do_setlk(struct fring_req *req, struct fring_msg *m)
 		CALL_OR(flock, ENOSYS, req, req->nodeid, fi, op);
 		return;
 	}
+	if (!lk_range_ok(req, &in->lk))
+		return;
 	lk_to_flock(&in->lk, &fl);
 	CALL_OR(setlk, ENOSYS, req, req->nodeid, fi, &fl, sleep);
 }

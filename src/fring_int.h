@@ -222,6 +222,8 @@ FRING_HIDDEN int init_negotiate(struct fring_session *se,
 				const struct fuse_init_in *in, size_t inlen,
 				struct fuse_init_out *out, size_t *outlen);
 FRING_HIDDEN size_t init_payload_size(const struct fring_conn *c);
+/* fs.fuse.max_pages_limit (256 where the file is missing), at most 65535 */
+FRING_HIDDEN unsigned init_max_pages_limit(void);
 
 /* reply.c */
 FRING_HIDDEN int reply_send(struct fring_req *req, int error,

@@ -19,7 +19,7 @@
 	 FUSE_HAS_RESEND | FUSE_HAS_IO_URING_BUFPOOL | FUSE_MAP_ALIGNMENT |    \
 	 FUSE_SUBMOUNTS)
 
-static unsigned max_pages_limit(void)
+unsigned init_max_pages_limit(void)
 {
 	unsigned v = 256;
 	FILE *f = fopen("/proc/sys/fs/fuse/max_pages_limit", "re");
@@ -52,6 +52,13 @@ static uint64_t default_want(const struct fring_session *se)
 	return want;
 }
 
+static uint32_t clamp_max_write(uint32_t v)
+{
+	if (v < 4096)
+		return 4096;
+	return v > (16u << 20) ? 16u << 20 : v;
+}
+
 size_t init_payload_size(const struct fring_conn *c)
 {
 	size_t sz = FUSE_MIN_READ_BUFFER;
@@ -68,7 +75,7 @@ int init_negotiate(struct fring_session *se, const struct fuse_init_in *inp,
 {
 	struct fuse_init_in in;
 	struct fring_conn *c = &se->conn;
-	unsigned limit = max_pages_limit();
+	unsigned limit = init_max_pages_limit();
 	uint64_t dropped;
 
 	memset(out, 0, sizeof(*out));
@@ -114,10 +121,12 @@ int init_negotiate(struct fring_session *se, const struct fuse_init_in *inp,
 
 		se->ops.init(se->userdata, c);
 		/* like libfuse: pages follow max_write unless the callback
-		 * chose them itself */
+		 * chose them itself (from max_write as clamped below: from
+		 * the callback's value, 0 or UINT32_MAX gave 32 pages) */
 		if (c->max_pages == proposed_pages)
-			c->max_pages =
-				(c->max_write + FRING_PAGE - 1) / FRING_PAGE;
+			c->max_pages = (clamp_max_write(c->max_write) +
+					FRING_PAGE - 1) /
+				       FRING_PAGE;
 	}
 
 	dropped = c->want & ~c->capable;
@@ -126,10 +135,7 @@ int init_negotiate(struct fring_session *se, const struct fuse_init_in *inp,
 			"dropped",
 			(unsigned long long)dropped);
 	c->want &= c->capable & ~KERNEL_ONLY_CAPS;
-	if (c->max_write < 4096)
-		c->max_write = 4096;
-	if (c->max_write > (16u << 20))
-		c->max_write = 16u << 20;
+	c->max_write = clamp_max_write(c->max_write);
 	if (!(c->want & FUSE_MAX_PAGES) || c->max_pages == 0)
 		c->max_pages = FUSE_DEFAULT_MAX_PAGES_PER_REQ;
 	if (c->max_pages > limit)

@@ -444,6 +444,36 @@ int fring_reply_xattr(fring_req_t *req, size_t count)
 	return reply_kind(req, RK_XATTR, &iov, 1);
 }
 
+/*
+ * A lock's byte range (l_start from the file's start) as the kernel's
+ * inclusive start..end; false if it is not inside 0..OFFSET_MAX, which the
+ * kernel would refuse with EIO (convert_fuse_file_lock()). l_len 0 means
+ * to the end of the file, a negative l_len the bytes before l_start.
+ */
+static bool lock_range(const struct flock *lock, uint64_t *start, uint64_t *end)
+{
+	int64_t s = lock->l_start, n = lock->l_len;
+
+	if (s < 0)
+		return false;
+	if (n == 0) {
+		*start = (uint64_t)s;
+		*end = INT64_MAX;
+	} else if (n > 0) {
+		if (n - 1 > INT64_MAX - s)
+			return false;
+		*start = (uint64_t)s;
+		*end = (uint64_t)(s + (n - 1));
+	} else {
+		/* s >= 0 and n < 0: the sum cannot overflow */
+		if (s + n < 0)
+			return false;
+		*start = (uint64_t)(s + n);
+		*end = (uint64_t)(s - 1);
+	}
+	return true;
+}
+
 int fring_reply_lock(fring_req_t *req, const struct flock *lock)
 {
 	struct fuse_lk_out *o = (void *)req->small;
@@ -452,11 +482,12 @@ int fring_reply_lock(fring_req_t *req, const struct flock *lock)
 	memset(o, 0, sizeof(*o));
 	o->lk.type = (uint32_t)lock->l_type;
 	if (lock->l_type != F_UNLCK) {
-		o->lk.start = (uint64_t)lock->l_start;
-		o->lk.end =
-			lock->l_len == 0
-				? (uint64_t)INT64_MAX
-				: (uint64_t)(lock->l_start + lock->l_len - 1);
+		if (!lock_range(lock, &o->lk.start, &o->lk.end)) {
+			if (!claim(req))
+				return -EALREADY;
+			note_bug(req, "lock range outside 0..OFFSET_MAX");
+			return send_claimed(req, -EIO, NULL, 0);
+		}
 		o->lk.pid = (uint32_t)lock->l_pid;
 	}
 	iov = ONE(o);

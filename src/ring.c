@@ -378,7 +378,7 @@ static bool rt_zc_request(struct ring_thread *rt, struct fring_req *req,
 	return true;
 }
 
-static void rt_entry_request(struct ring_thread *rt, struct fring_req *req)
+void rt_entry_request(struct ring_thread *rt, struct fring_req *req)
 {
 	struct fuse_uring_req_header *h = &req->hdr;
 	const struct fuse_in_header *ih = (const void *)h->in_out;
@@ -397,9 +397,16 @@ static void rt_entry_request(struct ring_thread *rt, struct fring_req *req)
 		return;
 	if (req->zc == ZC_READ) {
 		/* no pool buffer (offset 0 would name another entry's); the
-		 * size bounds what the pages may hold */
+		 * size bounds what the pages may hold. Nor any payload: the
+		 * kernel sends payload_sz 0 (kernel-protocol.md 6.3), and
+		 * framing one at data NULL would be pointer arithmetic on
+		 * NULL (UBSan in fuzz_decode: total_extlen set). */
 		req->data = NULL;
 		req->datasz = rt->rs->payload_sz;
+		if (psz) {
+			fring_reject(req, ih, "zero-copy READ with a payload");
+			return;
+		}
 	} else if (req->q->pool) {
 		req->datasz = rt->rs->payload_sz;
 		req->data = ring_pool_buf(req->q, req->datasz,

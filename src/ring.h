@@ -91,6 +91,10 @@ FRING_HIDDEN unsigned ring_nr_queues(void);
 FRING_HIDDEN int ring_init(struct io_uring *ring, unsigned entries);
 FRING_HIDDEN char *ring_pool_buf(const struct fring_queue *q, size_t bsz,
 				 uint32_t off);
+/* An entry the kernel filled (header in req->hdr): frames and dispatches
+ * it. Hidden rather than static so the fuzzer can drive it. */
+FRING_HIDDEN void rt_entry_request(struct ring_thread *rt,
+				   struct fring_req *req);
 FRING_HIDDEN int ring_prepare(struct fring_session *se);
 FRING_HIDDEN void ring_go(struct fring_session *se, bool go);
 FRING_HIDDEN void ring_stop(struct fring_session *se);

@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "../fuzz/fuzz_input.h"
 #include "fake_session.h"
 
 struct fake fk;
@@ -782,6 +783,44 @@ static void *place(const void *src, size_t n)
 	return dst;
 }
 
+/* ---------------- seeds for the fuzz targets ---------------- */
+
+void fk_record(const char *target, const void *head, size_t hlen,
+	       const void *msg, size_t n)
+{
+	static unsigned seq;
+	const char *dir = getenv("FK_RECORD_DIR");
+	char path[4096];
+	FILE *f;
+
+	if (!dir)
+		return;
+	snprintf(path, sizeof(path), "%s/%s/%ld-%u", dir, target,
+		 (long)getpid(), seq++);
+	f = fopen(path, "we");
+	if (!f)
+		return;
+	fwrite(head, 1, hlen, f);
+	fwrite(msg, 1, n, f);
+	fclose(f);
+}
+
+/* A message as one record of a fuzz_decode input (tests/fuzz). */
+static void record_msg(enum fz_framing framing, const void *msg, size_t n)
+{
+	unsigned char head[FZ_HEAD_LEN + FZ_REC_LEN] = {0};
+
+	if (!getenv("FK_RECORD_DIR") || n > 0xffff)
+		return;
+	head[0] = (unsigned char)framing;
+	head[1] = fk.se->setxattr_ext ? 0 : FZS_NO_SETXATTR_EXT;
+	head[2] = (unsigned char)fk.se->conn.proto_minor;
+	/* one record: natural answer, the message's own lengths */
+	head[FZ_HEAD_LEN + 7] = (unsigned char)n;
+	head[FZ_HEAD_LEN + 8] = (unsigned char)(n >> 8);
+	fk_record("decode", head, sizeof(head), msg, n);
+}
+
 int fk_dispatch_n(const struct mb *m, size_t n)
 {
 	struct fuse_in_header ih;
@@ -795,6 +834,7 @@ int fk_dispatch_n(const struct mb *m, size_t n)
 	memcpy(&ih, p, sizeof(ih));
 	ih.len = (uint32_t)n;
 	memcpy(p, &ih, sizeof(ih));
+	record_msg(FZ_DEV, p, n);
 	ret = msg_from_dev(&msg, p, n);
 	if (ret)
 		return ret;
@@ -815,6 +855,10 @@ void fk_dispatch_ring(const struct fuse_in_header *ih, const void *op_in,
 {
 	static struct fuse_in_header hdr;
 	static char opin[FUSE_URING_OP_IN_OUT_SZ] __attribute__((aligned(8)));
+	static union {
+		struct fuse_uring_req_header h;
+		unsigned char b[8192];
+	} ent;
 	struct fring_msg msg;
 	struct fring_req *req;
 
@@ -830,6 +874,20 @@ void fk_dispatch_ring(const struct fuse_in_header *ih, const void *op_in,
 	msg.p = plen ? place(payload, plen)
 		     : (const char *)fk.guard_base + fk.guard_len;
 	msg.left = plen;
+	if (getenv("FK_RECORD_DIR") && plen <= sizeof(ent.b) - sizeof(ent.h)) {
+		memcpy(ent.h.in_out, &hdr, sizeof(hdr));
+		memcpy(ent.h.op_in, opin, sizeof(opin));
+		ent.h.ring_ent_in_out.payload_sz = (uint32_t)plen;
+		if (plen)
+			memcpy(ent.b + sizeof(ent.h), payload, plen);
+		record_msg(FZ_RING, ent.b, sizeof(ent.h) + plen);
+		record_msg(FZ_RING_POOL, ent.b, sizeof(ent.h) + plen);
+		if (hdr.opcode == FUSE_READ || hdr.opcode == FUSE_WRITE) {
+			ent.h.ring_ent_in_out.flags = FUSE_URING_ENT_ZERO_COPY;
+			record_msg(FZ_RING_ZC, ent.b, sizeof(ent.h) + plen);
+			ent.h.ring_ent_in_out.flags = 0;
+		}
+	}
 	req = req_get(fk.q);
 	assert_non_null(req);
 	req->in_len = sizeof(hdr) + plen;

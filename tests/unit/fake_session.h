@@ -177,6 +177,15 @@ int fk_dispatch(const struct mb *m);
 void fk_dispatch_ring(const struct fuse_in_header *ih, const void *op_in,
 		      size_t op_in_len, const void *payload, size_t plen);
 
+/*
+ * Seeds for the fuzz targets (tests/fuzz): with FK_RECORD_DIR set, every
+ * message dispatched above is also written to $FK_RECORD_DIR/decode/ as a
+ * fuzz_decode input, and fk_record() writes head + msg as an input of
+ * `target` to $FK_RECORD_DIR/target/ (scripts/fuzz-corpus.sh).
+ */
+void fk_record(const char *target, const void *head, size_t hlen,
+	       const void *msg, size_t n);
+
 /* The last answer: header fields and the bytes after it. */
 uint32_t fk_out_len(void);
 int32_t fk_out_error(void);

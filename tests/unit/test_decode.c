@@ -777,6 +777,43 @@ static void test_setlk_setlkw(void **state)
 	fk_truncations(&m, EIO, TR_MALFORMED);
 }
 
+/* A range the kernel never sends (start past OFFSET_MAX, or end before
+ * start) is refused, not handed on as a negative l_start or l_len. */
+static void test_lock_bad_range(void **state)
+{
+	static const struct {
+		uint64_t start, end;
+	} bad[] = {
+		{(uint64_t)INT64_MAX + 1, UINT64_MAX},
+		{UINT64_MAX, UINT64_MAX},
+		{10, 9},
+		{(uint64_t)INT64_MAX, 0},
+	};
+	static const uint32_t ops[] = {FUSE_GETLK, FUSE_SETLK, FUSE_SETLKW};
+
+	(void)state;
+	for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			struct fuse_lk_in in =
+				lk_in(F_WRLCK, bad[i].start, bad[i].end, 0);
+
+			mb_init(&m, ops[o], 23);
+			mb_add(&m, ANY(&in));
+			fk_reset();
+			assert_int_equal(fk_dispatch(&m), 0);
+			fk_expect_err(&m, EINVAL);
+		}
+	}
+	/* flock(2) locks carry no range: not checked */
+	{
+		struct fuse_lk_in in = lk_in(F_WRLCK, 10, 9, FUSE_LK_FLOCK);
+
+		mb_init(&m, FUSE_SETLK, 23);
+		mb_add(&m, ANY(&in));
+		GOOD(CB_FLOCK);
+	}
+}
+
 static void test_flock(void **state)
 {
 	static const struct {
@@ -1212,6 +1249,7 @@ int main(void)
 		T(test_readdirplus),
 		T(test_getlk),
 		T(test_setlk_setlkw),
+		T(test_lock_bad_range),
 		T(test_flock),
 		T(test_access),
 		T(test_create),

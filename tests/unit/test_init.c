@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "../fuzz/fuzz_input.h"
 #include "fake_session.h"
 
 /* What 7.3 offers with enable_uring=1 (kernel-protocol.md 3.2). */
@@ -60,6 +61,21 @@ static int setup(void **state)
 	return 0;
 }
 
+/* A seed for tests/fuzz/fuzz_init: the options that differ from the
+ * defaults (in its head), then the fuse_init_in. */
+static void record_init(const void *p, size_t inlen)
+{
+	unsigned char head[FZI_HEAD_LEN] = {0};
+	uint32_t mw = fk.se->cfg.max_write - 4096 + 1;
+
+	if (fk.se->cfg.max_write != 1u << 20)
+		for (int i = 0; i < 4; i++)
+			head[10 + i] = (unsigned char)(mw >> (8 * i));
+	head[14] = (unsigned char)(fk.se->cfg.max_readahead / 4096);
+	head[15] = (unsigned char)(fk.se->cfg.max_read / 4096);
+	fk_record("init", head, sizeof(head), p, inlen);
+}
+
 /* Negotiates with the first inlen bytes of `in`, placed so that the byte
  * after them is unreadable. */
 static int nego_len(size_t inlen)
@@ -67,6 +83,7 @@ static int nego_len(size_t inlen)
 	unsigned char *p = fk.guard_base + fk.guard_len - inlen;
 
 	memcpy(p, &in, inlen < sizeof(in) ? inlen : sizeof(in));
+	record_init(p, inlen);
 	memset(&out, 0xee, sizeof(out));
 	outlen = 12345;
 	fk_reset();
@@ -455,6 +472,17 @@ static void test_callback_limits(void **state)
 	hook_set.max_write = 262144;
 	assert_int_equal(nego(), 0);
 	assert_int_equal(out.max_write, 262144);
+
+	/* pages follow max_write as clamped (found by fuzz_init: 0 and
+	 * values near UINT32_MAX gave the default 32 pages) */
+	hook_set.max_write = 0;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.max_write, 4096);
+	assert_int_equal(out.max_pages, 1);
+	hook_set.max_write = UINT32_MAX;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.max_write, 16u << 20);
+	assert_int_equal(out.max_pages, limit < 4096 ? limit : 4096);
 
 	hook_fields = HF_MAX_PAGES;
 	hook_set.max_pages = 0;

@@ -761,6 +761,48 @@ static void test_reply_lock(void **state)
 	assert_int_equal(le32(fk_out_arg(), 20), 0);
 }
 
+/* Ranges the kernel would refuse (convert_fuse_file_lock(): start <= end
+ * <= OFFSET_MAX) are a handler bug, and computing them must not overflow
+ * (found by fuzz_decode: l_start near INT64_MAX plus l_len). */
+static void test_reply_lock_range(void **state)
+{
+	static const struct {
+		off_t start, len;
+		uint64_t s, e; /* e < s: refused */
+	} cases[] = {
+		{INT64_MAX, 1, INT64_MAX, INT64_MAX},
+		{INT64_MAX - 9, 10, INT64_MAX - 9, INT64_MAX},
+		{INT64_MAX - 9, 11, 1, 0},
+		{INT64_MAX, INT64_MAX, 1, 0},
+		{INT64_MAX, 0, INT64_MAX, INT64_MAX},
+		{100, -10, 90, 99}, /* the 10 bytes before l_start */
+		{100, -100, 0, 99},
+		{100, -101, 1, 0},
+		{0, INT64_MIN, 1, 0},
+		{-1, 1, 1, 0},
+		{INT64_MIN, 0, 1, 0},
+	};
+	struct fuse_lk_in in = {.fh = 1};
+	uint64_t bugs = fk_handler_bugs();
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		rlock = (struct flock){.l_type = F_WRLCK,
+				       .l_whence = SEEK_SET,
+				       .l_start = cases[i].start,
+				       .l_len = cases[i].len,
+				       .l_pid = 7};
+		run(FUSE_GETLK, 3, &in, sizeof(in), NULL, h_lock);
+		if (cases[i].e < cases[i].s) {
+			expect_err(EIO, true, bugs++);
+			continue;
+		}
+		expect_ok(24);
+		assert_int_equal(le64(fk_out_arg(), 0), cases[i].s);
+		assert_int_equal(le64(fk_out_arg(), 8), cases[i].e);
+	}
+}
+
 static void test_reply_small_ones(void **state)
 {
 	struct fuse_bmap_in bi = {0};
@@ -1004,17 +1046,29 @@ int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, fk_setup, fk_teardown)
 	const struct CMUnitTest tests[] = {
-		T(test_reply_entry),	       T(test_reply_entry_st_ino),
-		T(test_reply_entry_timeouts),  T(test_reply_entry_negative),
-		T(test_reply_create),	       T(test_reply_attr),
-		T(test_reply_open_flags),      T(test_reply_write),
-		T(test_reply_copy_file_range), T(test_reply_data),
-		T(test_reply_buf_iov),	       T(test_reply_readlink),
-		T(test_reply_readlink_limit),  T(test_reply_statfs),
-		T(test_reply_xattr),	       T(test_reply_lock),
-		T(test_reply_small_ones),      T(test_reply_ioctl),
-		T(test_reply_statx),	       T(test_reply_err),
-		T(test_reply_errno_range),     T(test_wrong_type),
+		T(test_reply_entry),
+		T(test_reply_entry_st_ino),
+		T(test_reply_entry_timeouts),
+		T(test_reply_entry_negative),
+		T(test_reply_create),
+		T(test_reply_attr),
+		T(test_reply_open_flags),
+		T(test_reply_write),
+		T(test_reply_copy_file_range),
+		T(test_reply_data),
+		T(test_reply_buf_iov),
+		T(test_reply_readlink),
+		T(test_reply_readlink_limit),
+		T(test_reply_statfs),
+		T(test_reply_xattr),
+		T(test_reply_lock),
+		T(test_reply_lock_range),
+		T(test_reply_small_ones),
+		T(test_reply_ioctl),
+		T(test_reply_statx),
+		T(test_reply_err),
+		T(test_reply_errno_range),
+		T(test_wrong_type),
 	};
 
 	return cmocka_run_group_tests_name("reply", tests, NULL, NULL);
