@@ -10,7 +10,9 @@
 #   # NAME took S s
 #   @@FRING-END NAME rc=N@@
 # and followed by the kernel messages it caused ("# kmsg: ..."). Each job is
-# bounded by FRING_VM_JOB_TIMEOUT seconds (240). /tests/env, when present,
+# bounded by FRING_VM_JOB_TIMEOUT seconds (240); one still running
+# FRING_VM_HUNG_GRACE (30) seconds later is stuck where SIGKILL does not
+# reach, and a watchdog reports it (below). /tests/env, when present,
 # holds the environment run-vm.sh passes on (sourced first). With
 # "fring.shard=I/N" on the kernel command line it runs only the jobs whose
 # index (from 0) modulo N is I.
@@ -20,6 +22,7 @@ JOBS=${1:-/tests/jobs}
 # shellcheck source=/dev/null
 [[ -r /tests/env ]] && source /tests/env
 JOB_TIMEOUT=${FRING_VM_JOB_TIMEOUT:-240}
+GRACE=${FRING_VM_HUNG_GRACE:-30}
 
 uptime_cs() { # the uptime in hundredths of a second
 	local up
@@ -29,6 +32,44 @@ uptime_cs() { # the uptime in hundredths of a second
 
 kmsg() { # prints and clears the kernel log
 	dmesg -c 2>/dev/null | sed 's/^/# kmsg: /'
+}
+
+# What a task in uninterruptible sleep waits in, from its kernel stack: the
+# answer to "which request did nobody answer" when a job hangs.
+blocked() {
+	local t st s
+	for t in /proc/[0-9]*/task/[0-9]*; do
+		st=$(cat "$t/stat" 2>/dev/null) || continue
+		s=${st##*) }
+		[[ ${s%% *} == D ]] || continue
+		echo "# blocked: task ${t##*/} $(cat "$t/comm" 2>/dev/null) in $(cat "$t/wchan" 2>/dev/null)"
+		sed 's/^/#   stack: /' "$t/stack" 2>/dev/null
+	done
+}
+
+# Started beside each job, stopped when it ends. A job past its timeout's
+# SIGKILL would otherwise hold the guest until the host's FRING_VM_TIMEOUT
+# and say nothing: this prints the blocked tasks, aborts every FUSE
+# connection (that ends any wait for a FUSE answer, and the job with it),
+# and if the job still does not end, powers the guest off so that the host
+# reports the job now, with these lines.
+watchdog() { # NAME
+	local name=$1 i
+	for ((i = 0; i < JOB_TIMEOUT + GRACE; i++)); do sleep 1; done
+	echo "# $name: HUNG: still running $((JOB_TIMEOUT + GRACE)) s after it began, past its SIGKILL"
+	blocked
+	echo w >/proc/sysrq-trigger 2>/dev/null
+	kmsg
+	for c in /sys/fs/fuse/connections/*/abort; do
+		[[ -e $c ]] && echo 1 >"$c" 2>/dev/null
+	done
+	echo "# $name: every FUSE connection aborted"
+	for ((i = 0; i < GRACE; i++)); do sleep 1; done
+	echo "# $name: still hung $GRACE s after the aborts; powering the guest off"
+	blocked
+	kmsg
+	sync
+	poweroff -f
 }
 
 if [[ ! -r $JOBS ]]; then
@@ -56,6 +97,8 @@ while IFS=$'\t' read -r name cmd; do
 	echo "@@FRING-BEGIN $name@@"
 	echo "# $cmd"
 	t0=$(uptime_cs)
+	watchdog "$name" &
+	wpid=$!
 	eval "timeout -s TERM -k 10 $JOB_TIMEOUT $cmd" </dev/null 2>&1
 	rc=$?
 	t1=$(uptime_cs)
@@ -65,6 +108,8 @@ while IFS=$'\t' read -r name cmd; do
 	# what a job may leave behind must not spoil the next one
 	awk '$5 ~ /^\/tmp\// { print $5 }' /proc/self/mountinfo | sort -r |
 		while read -r m; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; done
+	kill "$wpid" 2>/dev/null
+	wait "$wpid" 2>/dev/null
 	d=$((t1 - t0))
 	printf '# %s took %d.%02d s\n' "$name" $((d / 100)) $((d % 100))
 	echo "@@FRING-END $name rc=$rc@@"

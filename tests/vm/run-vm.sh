@@ -19,6 +19,8 @@
 #                      is booted again (3 boots at most)
 #   FRING_VM_GUESTS    guests booted at once, each running every GUESTS-th job (2)
 #   FRING_VM_JOB_TIMEOUT  seconds for each job inside (240; the tests inside get 30 s less)
+#   FRING_VM_HUNG_GRACE   a job still running this long after its SIGKILL is
+#                      reported hung, with its blocked tasks (30)
 #   FRING_VM_SCALE     multiplies the fsx operation counts (1)
 #   FRING_VM_ONLY      a regular expression: run only the jobs it matches
 #   FRING_VM_JOBS      a job list to source instead of jobs.sh
@@ -123,6 +125,7 @@ done
 {
 	echo "export FRING_E2E_NO_SKIP=$no_skip"
 	echo "export FRING_VM_JOB_TIMEOUT=${FRING_VM_JOB_TIMEOUT:-240}"
+	echo "export FRING_VM_HUNG_GRACE=${FRING_VM_HUNG_GRACE:-30}"
 	# inside a job, the tests' own bound comes first
 	echo "export FRING_E2E_TIMEOUT=$((${FRING_VM_JOB_TIMEOUT:-240} - 30))"
 } >"$ENVF"
@@ -195,12 +198,16 @@ done
 # stopped early (meson's timeout, ^C): the guests go too
 trap 'kill -TERM "${qemu_pids[@]}" 2>/dev/null' EXIT
 qemu_killed=0
+killed_guests=()
 : >"$LOG"
 for ((g = 0; g < GUESTS; g++)); do
 	rc=0
 	wait "${qemu_pids[g]}" || rc=$?
 	echo "# guest $g: qemu exited $rc after $(($(date +%s) - t0)) s"
-	[[ $rc == 124 || $rc == 137 ]] && qemu_killed=1
+	if [[ $rc == 124 || $rc == 137 ]]; then
+		qemu_killed=1
+		killed_guests+=("$g")
+	fi
 	tr -d '\r' <"$OUTDIR/guest.$g.log" >>"$LOG"
 done
 trap - EXIT
@@ -240,6 +247,10 @@ if [[ -z $kver ]]; then
 fi
 if [[ $qemu_killed == 1 ]]; then
 	fail vm.timeout "expected every guest to power off within $TIMEOUT s (FRING_VM_TIMEOUT); qemu was killed"
+	for g in "${killed_guests[@]}"; do
+		echo "# --- guest $g: the last 40 lines of guest.$g.log ---"
+		tr -d '\r' <"$OUTDIR/guest.$g.log" | tail -n 40 | cut -c 1-300 | sed 's/^/#   /'
+	done
 fi
 done_count=$(grep -c '@@FRING-DONE' "$LOG" || true)
 [[ $done_count == "$GUESTS" || -z $kver ]] ||
