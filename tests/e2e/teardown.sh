@@ -88,7 +88,14 @@ load() {
 		) &
 		load_pids+=($!)
 	done
-	sleep 1
+	# the fault must come while requests flow: wait for the clients'
+	# first files (seconds in an emulated guest on a loaded host), then
+	# let them run a little
+	for _ in $(seq 300); do
+		compgen -G "$MNT/load*" >/dev/null && break
+		sleep 0.1
+	done
+	sleep 0.5
 }
 # Waits for the load to end by itself (clients must see errors, not hang).
 load_ends() { # NAME
