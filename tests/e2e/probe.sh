@@ -26,11 +26,43 @@ skip() { # WHY: exit 77, or 1 under FRING_E2E_NO_SKIP=1
 }
 if [[ $(id -u) != 0 ]]; then
 	skip "needs root (switches enable_uring)"
+fi
+
+kv=$(uname -r | awk -F. '{print $1 * 1000 + $2}')
+if [[ ! -e $PARAM ]] && ((kv < 6014)); then
+	# before Linux 6.14 (Debian 12's 6.1, 13's 6.12; the vm tier's kernel
+	# matrix): every ring rung refused for the kernel, auto -> dev
+	TMP=$(mktemp -d /tmp/fring-probe.XXXXXX)
+	trap 'rm -rf "$TMP"' EXIT
+	passed=0 failed=0
+	t() { # NAME DETAIL COMMAND...
+		local n=$1 d=$2
+		shift 2
+		if "$@"; then echo "ok $n"; passed=$((passed + 1)); else echo "FAIL $n: $d"; failed=$((failed + 1)); fi
+	}
+	NO_RING='refused: uring: this kernel has no FUSE-over-io_uring \(Linux 6\.14\+ with CONFIG_FUSE_IO_URING\)'
+	"$PROBE" >"$TMP/old" 2>&1
+	t old.exit0 "expected 0 got $?" test $? = 0
+	t old.abi "got \"$(grep '^FUSE ABI' "$TMP/old")\"" \
+		grep -qE '^FUSE ABI +< 7\.42 \(inferred from the kernel version' "$TMP/old"
+	for r in zerocopy bufpool-registered bufpool uring; do
+		t "old.${r}_refused" "got \"$(grep -E "^  $r " "$TMP/old")\"" \
+			grep -qE "^  $r +$NO_RING\$" "$TMP/old"
+	done
+	t old.auto_dev "got \"$(grep '^transport=auto' "$TMP/old")\"" \
+		grep -qE '^transport=auto -> dev \(.*uring: kernel ABI < 7\.42\)$' "$TMP/old"
+	"$PROBE" -o transport=uring >"$TMP/uring" 2>&1
+	t old.asked_uring_exit1 "expected 1 got $?" test $? = 1
+	"$PROBE" --json >"$TMP/json" 2>&1
+	t old.json_exit0 "expected 0 got $?" test $? = 0
+	t old.json_auto "got $(cat "$TMP/json")" \
+		grep -qE '"auto":\{"asked":"auto","refused":false,"transport":"dev",' "$TMP/json"
+	echo "$passed passed, $failed failed"
+	exit $((failed ? 1 : 0))
 elif [[ ! -w $PARAM ]]; then
 	skip "no $PARAM: this kernel has no FUSE-over-io_uring"
 fi
 
-kv=$(uname -r | awk -F. '{print $1 * 1000 + $2}')
 if ((kv >= 7003)); then
 	abi=46 auto_y=zerocopy
 elif ((kv >= 6018)); then

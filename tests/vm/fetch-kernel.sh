@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# fetch-kernel.sh: prints the path of a Linux 7.3+ bzImage for the vm tier.
+# fetch-kernel.sh [SERIES]: prints the path of a bzImage for the vm tier.
+#
+# SERIES is 7.3 (the default: Linux 7.3+, FUSE ABI 7.46, from
+# trixie-backports), or one of the kernel matrix's older kernels: 6.12
+# (Debian 13's, from trixie) or 6.1 (Debian 12's, from bookworm). When the
+# kernel has FUSE as a module (6.1), fuse.ko is kept beside the image, in
+# DIR/modules/lib/modules/RELEASE/ (DIR: the image's directory), for
+# mkinitramfs.sh to add.
 #
 # FRING_VM_KERNEL=PATH: that file is used as it is (nothing is fetched).
 # Otherwise Debian's cloud kernel from trixie-backports is fetched once into
@@ -23,7 +30,8 @@ die() { # STATUS MESSAGE
 	exit "$1"
 }
 
-if [[ -n ${FRING_VM_KERNEL:-} ]]; then
+SERIES=${1:-7.3}
+if [[ -n ${FRING_VM_KERNEL:-} && $SERIES == 7.3 ]]; then
 	[[ -f $FRING_VM_KERNEL && -r $FRING_VM_KERNEL ]] ||
 		die 2 "FRING_VM_KERNEL=$FRING_VM_KERNEL is not a readable file"
 	realpath "$FRING_VM_KERNEL"
@@ -34,6 +42,19 @@ CACHE=${FRING_VM_CACHE:-/var/cache/fring-vm}
 MIN_VERSION=7.3
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 SUITE=trixie-backports
+NAME_RE=
+case $SERIES in
+7.3) ;;
+6.12)
+	CACHE=$CACHE/6.12 SUITE=trixie
+	NAME_RE='^linux-image-6\.12\.[0-9]+\+[^ ]*-cloud-amd64$'
+	;;
+6.1)
+	CACHE=$CACHE/6.1 SUITE=bookworm
+	NAME_RE='^linux-image-6\.1\.0-[0-9]+-cloud-amd64$'
+	;;
+*) die 1 "unknown kernel series \"$SERIES\" (7.3, 6.12 or 6.1)" ;;
+esac
 
 # the cached kernel: nothing to do
 if [[ -s $CACHE/vmlinuz ]]; then
@@ -142,14 +163,22 @@ if grep -qE '^(W|E): ' "$A/update.log"; then
 	grep -E '^(W|E): ' "$A/update.log" | sed 's/^/fetch-kernel:   /' >&2
 fi
 
+if [[ -n $NAME_RE ]]; then
+	# an older series: the newest image package of that name
+	pick=$(apt-cache "${apt_opts[@]}" pkgnames linux-image-"$SERIES" 2>/dev/null |
+		grep -E "$NAME_RE" | sort -V | tail -n 1 || true)
+	[[ -n $pick ]] ||
+		die 2 "the archive $URI $SUITE has no package matching $NAME_RE"
+fi
 # The newest linux-binary-X.Y.Z+...-cloud-amd64 with X.Y >= 7.3 (the signed
 # one; the -unsigned twin only if there is no other).
-names=$(apt-cache "${apt_opts[@]}" pkgnames linux-binary- 2>/dev/null |
+[[ -n $NAME_RE ]] || names=$(apt-cache "${apt_opts[@]}" pkgnames linux-binary- 2>/dev/null |
 	grep -E '^linux-binary-(unsigned-)?[0-9]+\.[0-9]+(\.[0-9]+)?\+[^ ]*-cloud-amd64$' || true)
-[[ -n $names ]] ||
+[[ -n $NAME_RE || -n $names ]] ||
 	die 2 "the archive $URI $SUITE has no linux-binary-*-cloud-amd64 package (is it a Debian mirror with $SUITE?); set FRING_VM_KERNEL"
-pick=
+[[ -n $NAME_RE ]] || pick=
 for want_unsigned in 0 1; do
+	[[ -z $NAME_RE ]] || break
 	pick=$(while read -r n; do
 		v=${n#linux-binary-}
 		unsigned=0
@@ -166,7 +195,7 @@ for want_unsigned in 0 1; do
 	done <<<"$names" | sort -V -k1,1 | tail -n 1 | cut -d' ' -f2)
 	[[ -n $pick ]] && break
 done
-if [[ -z $pick ]]; then
+if [[ -z $pick && -z $NAME_RE ]]; then
 	newest=$(sed -E 's/^linux-binary-(unsigned-)?//; s/\+.*//' <<<"$names" | sort -V | tail -n 1)
 	die 2 "the archive $URI $SUITE has no cloud kernel $MIN_VERSION or later (newest: $newest); set FRING_VM_KERNEL"
 fi
@@ -189,6 +218,19 @@ img=$(find "$X/boot" "$X/usr/lib/modules" "$X/lib/modules" \
 	\( -name 'vmlinuz-*' -o -name vmlinuz \) -type f 2>/dev/null | head -n 1 || true)
 [[ -n $img ]] || die 2 "$pick has no /boot/vmlinuz-* nor /usr/lib/modules/*/vmlinuz"
 
+# FUSE as a module (6.1): its fuse.ko (uncompressed) for the initramfs
+rm -rf "$CACHE/modules"
+ko=$(find "$X" -path '*/kernel/fs/fuse/fuse.ko*' -type f | head -n 1 || true)
+if [[ -n $ko ]]; then
+	rel=$(basename "$(dirname "$(dirname "$(dirname "$(dirname "$ko")")")")")
+	mkdir -p "$CACHE/modules/lib/modules/$rel"
+	case $ko in
+	*.xz) xz -dc "$ko" >"$CACHE/modules/lib/modules/$rel/fuse.ko" ;;
+	*.zst) zstd -dcq "$ko" >"$CACHE/modules/lib/modules/$rel/fuse.ko" ;;
+	*.gz) gzip -dc "$ko" >"$CACHE/modules/lib/modules/$rel/fuse.ko" ;;
+	*) cp "$ko" "$CACHE/modules/lib/modules/$rel/fuse.ko" ;;
+	esac
+fi
 # keep the image under its package name, point $CACHE/vmlinuz at it
 cp "$img" "$CACHE/$pick.vmlinuz.tmp"
 mv "$CACHE/$pick.vmlinuz.tmp" "$CACHE/$pick.vmlinuz"

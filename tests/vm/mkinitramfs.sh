@@ -162,6 +162,10 @@ mkdir -p /.tmp
 mount -t tmpfs -o mode=1777 tmpfs /.tmp
 cp -a /tmp/. /.tmp/ 2>/dev/null
 mount --move /.tmp /tmp
+# FUSE as a module (Debian 12's 6.1): run-vm.sh adds its fuse.ko
+for m in /lib/modules/$(uname -r)/*.ko; do
+	[ -e "$m" ] && insmod "$m"
+done
 mount -t fusectl fusectl /sys/fs/fuse/connections 2>/dev/null
 [ -c /dev/fuse ] || mknod -m 0666 /dev/fuse c 10 229
 [ -e /dev/console ] || mknod -m 0600 /dev/console c 5 1

@@ -12,7 +12,9 @@
 # (the serial console of guest I), guest.log (all of them, one after the
 # other).
 # Environment:
-#   FRING_VM_KERNEL    a bzImage to boot instead of the fetched one
+#   FRING_VM_SERIES    the kernel: 7.3 (the default, jobs.sh), or 6.12 / 6.1,
+#                      Debian 13's and 12's (jobs-old.sh), for the kernel matrix
+#   FRING_VM_KERNEL    a bzImage to boot instead of the fetched 7.3 one
 #   FRING_VM_CACHE     where fetch-kernel.sh keeps the kernel (/var/cache/fring-vm)
 #   FRING_VM_TIMEOUT   seconds for the whole boot (900); qemu is killed then
 #   FRING_VM_BOOT_TIMEOUT  seconds for a guest to reach /init (150); else it
@@ -34,7 +36,10 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 [[ $# -eq 1 ]] || { echo "usage: $0 BUILDDIR" >&2; exit 1; }
 BUILD=$(realpath "$1")
+# the kernel series (fetch-kernel.sh): 7.3, or 6.12 / 6.1 for the matrix
+SERIES=${FRING_VM_SERIES:-7.3}
 OUTDIR=$BUILD/tests/vm
+[[ $SERIES == 7.3 ]] || OUTDIR=$BUILD/tests/vm/$SERIES
 mkdir -p "$OUTDIR"
 LOG=$OUTDIR/guest.log
 no_skip=${FRING_E2E_NO_SKIP:-0}
@@ -53,16 +58,21 @@ QEMU=${FRING_VM_QEMU:-qemu-system-x86_64}
 command -v "$QEMU" >/dev/null ||
 	skip "no $QEMU (Debian package qemu-system-x86): the vm tier cannot boot its kernel"
 kernel_rc=0
-KERNEL=$("$HERE/fetch-kernel.sh") || kernel_rc=$?
+KERNEL=$("$HERE/fetch-kernel.sh" "$SERIES") || kernel_rc=$?
 if [[ $kernel_rc != 0 ]]; then
-	[[ $kernel_rc == 2 ]] && skip "no Linux 7.3+ kernel image (fetch-kernel.sh above)"
+	[[ $kernel_rc == 2 ]] && skip "no Linux $SERIES kernel image (fetch-kernel.sh above)"
 	echo "FAIL vm.kernel: fetch-kernel.sh exited $kernel_rc"
 	echo "0 passed, 1 failed"
 	exit 1
 fi
 echo "# kernel: $KERNEL"
-[[ -r ${FRING_VM_CACHE:-/var/cache/fring-vm}/kernel-package && -z ${FRING_VM_KERNEL:-} ]] &&
-	echo "# package: $(cat "${FRING_VM_CACHE:-/var/cache/fring-vm}/kernel-package")"
+KDIR=$(dirname "$KERNEL")
+[[ -r $KDIR/kernel-package ]] && echo "# package: $(cat "$KDIR/kernel-package")"
+# the FUSE ABI each series must negotiate (unless FRING_VM_KERNEL boots
+# another kernel)
+declare -A series_abi=([7.3]=7.46 [6.12]=7.41 [6.1]=7.38)
+want_abi=${series_abi[$SERIES]}
+[[ $SERIES == 7.3 && -n ${FRING_VM_KERNEL:-} ]] && want_abi=
 
 # ---------------------------------------------------------------------------
 # The jobs
@@ -110,7 +120,12 @@ job() { # NAME TRANSPORT COMMAND...
 	done
 }
 # shellcheck source-path=SCRIPTDIR source=jobs.sh
-source "${FRING_VM_JOBS:-$HERE/jobs.sh}"
+if [[ $SERIES == 7.3 ]]; then
+	source "${FRING_VM_JOBS:-$HERE/jobs.sh}"
+else
+	# shellcheck source=jobs-old.sh
+	source "${FRING_VM_JOBS:-$HERE/jobs-old.sh}"
+fi
 ((${#names[@]})) || { echo "run-vm: no job (FRING_VM_ONLY=${FRING_VM_ONLY:-})"; exit 1; }
 for w in "${missing[@]}"; do
 	echo "# missing: $w (the jobs that use it will fail)"
@@ -134,6 +149,12 @@ adds=(--add "$JOBS" /tests/jobs --add "$ENVF" /tests/env)
 for f in "$HERE"/../e2e/*.sh; do
 	adds+=(--add "$f" "$S/${f##*/}")
 done
+# FUSE as a module (the 6.1 kernel): its fuse.ko, which /init loads
+if [[ -d $KDIR/modules ]]; then
+	while read -r f; do
+		adds+=(--add "$f" "${f#"$KDIR/modules"}")
+	done < <(find "$KDIR/modules" -type f)
+fi
 INITRD=$OUTDIR/initramfs.cpio.gz
 "$HERE/mkinitramfs.sh" "${adds[@]}" "$INITRD" "${bins[@]}"
 
@@ -244,6 +265,9 @@ if [[ -z $kver ]]; then
 	fail vm.boot "expected the guest's init to start (no @@FRING-KERNEL line in $LOG)"
 	echo "# --- last 40 lines of $LOG ---"
 	tail -n 40 "$LOG" | sed 's/^/#   /'
+fi
+if [[ -n $kver && -n $want_abi && $abi != "$want_abi" ]]; then
+	fail vm.abi "expected Linux $SERIES to speak FUSE ABI $want_abi got ${abi:-none}"
 fi
 if [[ $qemu_killed == 1 ]]; then
 	fail vm.timeout "expected every guest to power off within $TIMEOUT s (FRING_VM_TIMEOUT); qemu was killed"

@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: MIT
+# shellcheck shell=bash
+#
+# The kernel matrix's job list (run-vm.sh sources it for FRING_VM_SERIES=6.1
+# and 6.12, Debian 12's and 13's kernels): no FUSE-over-io_uring there
+# (before Linux 6.14), so the classic /dev/fuse transport, and auto must land
+# on it (FUSE ABI 7.38 and 7.41: the INIT negotiation downward). Same form as
+# jobs.sh; sized to keep the two guests near two minutes each.
+
+posix_size=(FRING_E2E_BIGDIR=1000 FRING_E2E_RENAMES=1000)
+guest_tool setpriv fusermount3
+
+job dev-posix_suite dev env "${posix_size[@]}" "$S/run-suite.sh" "$MEMFS" dev "$E2E/posix_suite"
+# passthrough over a tmpfs source inherits tmpfs's behaviour, and tmpfs
+# before Linux 6.6 has no user.* xattrs and no stable directory offsets
+# under concurrent changes, both of which posix_suite checks: on 6.1 the
+# data-integrity exerciser instead (memfs's posix_suite is the library's check)
+if [[ $SERIES == 6.1 ]]; then
+	job dev-passthrough-fsx-seed4 dev "$S/run-passthrough.sh" "$PT" dev "$E2E/fsx" --ops 5000 --seed 4
+else
+	job dev-passthrough-posix_suite dev env "${posix_size[@]}" \
+		"$S/run-passthrough.sh" "$PT" dev "$E2E/posix_suite"
+fi
+# auto: the stats must say dev (run-vm.sh checks the transport)
+job auto-fsx-seed2 dev "$S/run-suite.sh" "$MEMFS" auto "$E2E/fsx" --ops 5000 --seed 2
+job dev-lifecycle dev env FRING_E2E_OPTS=transport=dev "$S/lifecycle.sh" "$MEMFS"
+job dev-teardown dev "$S/teardown.sh" "$MEMFS" dev
+job dev-interrupt - "$E2E/interrupt_test" dev
+job dev-async - "$E2E/async_test" dev
+# asked for the ring, a mount is refused, naming the kernel's lack
+job uring-refused - "$G/guest-uring-refused.sh" "$MEMFS"
+job probe - "$S/probe.sh" "$BUILD/tools/fring-probe"
