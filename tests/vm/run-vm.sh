@@ -21,6 +21,9 @@
 #                      is booted again (3 boots at most)
 #   FRING_VM_GUESTS    guests booted at once, each running every GUESTS-th job (2)
 #   FRING_VM_JOB_TIMEOUT  seconds for each job inside (240; the tests inside get 30 s less)
+#   FRING_VM_STALL     a guest whose console is silent this long is stopped, its
+#                      unfinished jobs run again in a fresh guest (360)
+#   FRING_VM_RETRY=0   no second run of unfinished jobs
 #   FRING_VM_HUNG_GRACE   a job still running this long after its SIGKILL is
 #                      reported hung, with its blocked tasks (30)
 #   FRING_VM_SCALE     multiplies the fsx operation counts (1)
@@ -161,6 +164,10 @@ INITRD=$OUTDIR/initramfs.cpio.gz
 # ---------------------------------------------------------------------------
 # Boot
 TIMEOUT=${FRING_VM_TIMEOUT:-900}
+JOB_TIMEOUT=${FRING_VM_JOB_TIMEOUT:-240}
+# A guest whose console says nothing for this long is wedged: the slowest
+# job prints within JOB_TIMEOUT, the guest's watchdog 2 x HUNG_GRACE later.
+STALL=${FRING_VM_STALL:-$((JOB_TIMEOUT + 2 * ${FRING_VM_HUNG_GRACE:-30} + 60))}
 # Guests at once, each with a share of the jobs: one guest keeps about one
 # host CPU busy (TCG, and tests that mostly wait on each other), so two
 # nearly halve the time on two CPUs. Job k runs in guest k mod GUESTS.
@@ -173,66 +180,108 @@ qemu_args=(-accel tcg -cpu max -smp "${FRING_VM_SMP:-2}" -m "${FRING_VM_MEM:-2G}
 	-kernel "$KERNEL" -initrd "$INITRD")
 echo "# $GUESTS x $QEMU ${qemu_args[*]} -append \"$append fring.shard=I/$GUESTS\""
 echo "# serial consoles: $OUTDIR/guest.I.log, then together in $LOG (up to $TIMEOUT s)"
-rm -f "$OUTDIR"/guest.*.log
+rm -f "$OUTDIR"/guest.*.log "$OUTDIR"/retry.*.log
 t0=$(date +%s)
+T0=$t0
 # A guest whose kernel dies before /init runs is booted again (3 boots at
 # most): TCG now and then breaks the kernel's boot-time code patching
 # ("Oops: int3" in set_next_task_fair at 1.7 s, once in about a dozen boots
-# here). No job has begun then, so nothing a test found is hidden; a guest
-# that dies later is not booted again.
+# here). No job has begun then, so nothing a test found is hidden. A guest
+# that stops later (its console silent for STALL seconds, or qemu killed at
+# FRING_VM_TIMEOUT) is not booted again: the jobs it did not finish run
+# once more in a fresh guest (below), and both attempts are reported.
 BOOT_LIMIT=${FRING_VM_BOOT_TIMEOUT:-150} # seconds from qemu's start to /init
-boot_guest() { # G: exits with qemu's status (124: FRING_VM_TIMEOUT)
-	local g=$1 boot rc left why qpid=
+boot_guest() { # G GLOG NSHARDS: exits with qemu's status (124: timeout or stall)
+	local g=$1 glog=$2 nshards=$3 boot rc left why qpid= size last quiet=0
 	trap 'kill -TERM $qpid 2>/dev/null; exit 143' TERM
 	for boot in 1 2 3; do
 		left=$((TIMEOUT - ($(date +%s) - t0)))
 		((left > 0)) || exit 124
-		timeout -k 10 "$left" "$QEMU" "${qemu_args[@]}" -append "$append fring.shard=$g/$GUESTS" \
-			</dev/null >"$OUTDIR/guest.$g.log" 2>&1 &
+		timeout -k 10 "$left" "$QEMU" "${qemu_args[@]}" -append "$append fring.shard=$g/$nshards" \
+			</dev/null >"$glog" 2>&1 &
 		qpid=$!
 		rc=0
 		# a boot can also stall before /init: the console stops after
 		# the BIOS and qemu spins (seen under TCG at high host load);
 		# such a guest is stopped and booted again too
 		b0=$(date +%s)
-		while kill -0 "$qpid" 2>/dev/null && ! grep -q '@@FRING-KERNEL' "$OUTDIR/guest.$g.log"; do
+		while kill -0 "$qpid" 2>/dev/null && ! grep -q '@@FRING-KERNEL' "$glog"; do
 			if (($(date +%s) - b0 >= BOOT_LIMIT && boot < 3)); then
 				kill -TERM "$qpid" 2>/dev/null
 				break
 			fi
 			sleep 2
 		done
+		last=-1
+		while kill -0 "$qpid" 2>/dev/null && grep -q '@@FRING-KERNEL' "$glog"; do
+			size=$(stat -c %s "$glog")
+			if [[ $size != "$last" ]]; then
+				last=$size quiet=$(date +%s)
+			elif (($(date +%s) - quiet >= STALL)); then
+				echo "@@FRING-HOST-STALL console silent for $STALL s: qemu stopped@@" >>"$glog"
+				kill -TERM "$qpid" 2>/dev/null
+				wait "$qpid"
+				exit 124
+			fi
+			sleep 5
+		done
 		wait "$qpid" || rc=$?
-		if grep -q '@@FRING-KERNEL' "$OUTDIR/guest.$g.log" || [[ $boot == 3 || $rc == 124 || $rc == 137 ]]; then
+		if grep -q '@@FRING-KERNEL' "$glog" || [[ $boot == 3 || $rc == 124 || $rc == 137 ]]; then
 			exit "$rc"
 		fi
-		mv "$OUTDIR/guest.$g.log" "$OUTDIR/guest.$g.boot$boot.log"
-		why=$(grep -m1 -oE 'Oops.*|Kernel panic.*' "$OUTDIR/guest.$g.boot$boot.log" | tr -d '\r' || true)
-		echo "# guest $g: stopped before /init (qemu exited $rc${why:+: $why}; guest.$g.boot$boot.log): booting it again"
+		mv "$glog" "${glog%.log}.boot$boot.log"
+		why=$(grep -m1 -oE 'Oops.*|Kernel panic.*' "${glog%.log}.boot$boot.log" | tr -d '\r' || true)
+		echo "# guest $g: stopped before /init (qemu exited $rc${why:+: $why}; ${glog##*/}.boot$boot): booting it again"
 	done
 }
-qemu_pids=()
-for ((g = 0; g < GUESTS; g++)); do
-	boot_guest "$g" &
-	qemu_pids+=($!)
-done
-# stopped early (meson's timeout, ^C): the guests go too
-trap 'kill -TERM "${qemu_pids[@]}" 2>/dev/null' EXIT
-qemu_killed=0
 killed_guests=()
+run_round() { # PREFIX NGUESTS OUT: boots the guests, their consoles into OUT
+	local prefix=$1 n=$2 out=$3 g rc pids=()
+	for ((g = 0; g < n; g++)); do
+		boot_guest "$g" "$OUTDIR/$prefix.$g.log" "$n" &
+		pids+=($!)
+	done
+	# stopped early (meson's timeout, ^C): the guests go too
+	trap 'kill -TERM "${pids[@]}" 2>/dev/null' EXIT
+	for ((g = 0; g < n; g++)); do
+		rc=0
+		wait "${pids[g]}" || rc=$?
+		echo "# $prefix $g: qemu exited $rc after $(($(date +%s) - t0)) s"
+		if [[ $rc == 124 || $rc == 137 ]]; then
+			killed_guests+=("$prefix.$g")
+		fi
+		tr -d '\r' <"$OUTDIR/$prefix.$g.log" >>"$out"
+	done
+	trap - EXIT
+}
 : >"$LOG"
-for ((g = 0; g < GUESTS; g++)); do
-	rc=0
-	wait "${qemu_pids[g]}" || rc=$?
-	echo "# guest $g: qemu exited $rc after $(($(date +%s) - t0)) s"
-	if [[ $rc == 124 || $rc == 137 ]]; then
-		qemu_killed=1
-		killed_guests+=("$g")
+run_round guest "$GUESTS" "$LOG"
+
+# The jobs a guest did not finish: it was stopped in or before them, or the
+# guest's watchdog found one hung. They run once more, in a fresh guest
+# (FRING_VM_RETRY=0: not), and are judged by that run; the first attempt is
+# shown. A job that failed by itself is not run again.
+unfinished=()
+for n in "${names[@]}"; do
+	if ! grep -qF "@@FRING-END $n rc=" "$LOG" || grep -qF "# $n: HUNG:" "$LOG"; then
+		unfinished+=("$n")
 	fi
-	tr -d '\r' <"$OUTDIR/guest.$g.log" >>"$LOG"
 done
-trap - EXIT
-t1=$(date +%s)
+RLOG=$OUTDIR/retry.log
+: >"$RLOG"
+declare -A retried=()
+if ((${#unfinished[@]})) && [[ ${FRING_VM_RETRY:-1} != 0 ]] && grep -q '@@FRING-KERNEL' "$LOG"; then
+	echo "# retry: ${#unfinished[@]} job(s) did not finish (their guest hung or was stopped): ${unfinished[*]}"
+	: >"$JOBS"
+	for n in "${unfinished[@]}"; do
+		printf '%s\t%s\n' "$n" "${job_cmd[$n]}" >>"$JOBS"
+		retried[$n]=1
+	done
+	"$HERE/mkinitramfs.sh" "${adds[@]}" "$INITRD" "${bins[@]}"
+	t0=$(date +%s)
+	TIMEOUT=${FRING_VM_RETRY_TIMEOUT:-600}
+	run_round retry 1 "$RLOG"
+fi
 
 # ---------------------------------------------------------------------------
 # The verdicts
@@ -246,12 +295,15 @@ fail() {
 	echo "FAIL $1: $2"
 	failed=$((failed + 1))
 }
-section() { # NAME: the job's lines between its BEGIN and END (or the log's end)
+log_of() { # NAME: the log that judges it (the retry's, if it ran again)
+	if [[ -n ${retried[$1]:-} ]]; then echo "$RLOG"; else echo "$LOG"; fi
+}
+section() { # NAME [LOG]: the job's lines between its BEGIN and END (or the log's end)
 	awk -v b="@@FRING-BEGIN $1@@" -v e="@@FRING-END $1 rc=" '
 		index($0, b) { on = 1; next }
 		on && index($0, e) { exit }
 		on { print }
-	' "$LOG"
+	' "${2:-$(log_of "$1")}"
 }
 show() { # NAME: the tail of its section, for a failure
 	echo "# --- $1: last 40 lines ---"
@@ -269,23 +321,36 @@ fi
 if [[ -n $kver && -n $want_abi && $abi != "$want_abi" ]]; then
 	fail vm.abi "expected Linux $SERIES to speak FUSE ABI $want_abi got ${abi:-none}"
 fi
-if [[ $qemu_killed == 1 ]]; then
-	fail vm.timeout "expected every guest to power off within $TIMEOUT s (FRING_VM_TIMEOUT); qemu was killed"
-	for g in "${killed_guests[@]}"; do
-		echo "# --- guest $g: the last 40 lines of guest.$g.log ---"
-		tr -d '\r' <"$OUTDIR/guest.$g.log" | tail -n 40 | cut -c 1-300 | sed 's/^/#   /'
-	done
-fi
+for g in "${killed_guests[@]}"; do
+	echo "# --- $g: stopped (console silent for $STALL s, or FRING_VM_TIMEOUT); the last 40 lines of $g.log ---"
+	tr -d '\r' <"$OUTDIR/$g.log" | tail -n 40 | cut -c 1-300 | sed 's/^/#   /'
+	# the first round's stops are answered by the retry; the retry's fail
+	if [[ $g == retry.* || ${FRING_VM_RETRY:-1} == 0 ]]; then
+		fail vm.timeout "expected $g to power off by itself; it was stopped"
+	fi
+done
 done_count=$(grep -c '@@FRING-DONE' "$LOG" || true)
 [[ $done_count == "$GUESTS" || -z $kver ]] ||
 	echo "# $((GUESTS - done_count)) guest(s) never reached the end of their job list"
+for n in "${!retried[@]}"; do
+	if grep -qF "# $n: HUNG:" "$LOG"; then
+		echo "# retried $n: its first attempt hung (the guest's watchdog); what it said:"
+	elif grep -qF "@@FRING-BEGIN $n@@" "$LOG"; then
+		echo "# retried $n: its first attempt never ended (its guest was stopped); what it said:"
+	else
+		echo "# retried $n: its guest was stopped before it began"
+		continue
+	fi
+	section "$n" "$LOG" | grep -vE '^ok |@@FRING-STATS' | tail -n 60 | cut -c 1-300 | sed 's/^/#   /'
+done
 
 for n in "${names[@]}"; do
-	if ! grep -qF "@@FRING-BEGIN $n@@" "$LOG"; then
+	L=$(log_of "$n")
+	if ! grep -qF "@@FRING-BEGIN $n@@" "$L"; then
 		fail "$n" "expected the guest to run it (no BEGIN line)"
 		continue
 	fi
-	endline=$(grep -oE "@@FRING-END $n rc=[0-9]+@@" "$LOG" | tail -n 1 || true)
+	endline=$(grep -oE "@@FRING-END $n rc=[0-9]+@@" "$L" | tail -n 1 || true)
 	secs=$(section "$n" | sed -n "s/^# $n took \([0-9.]*\) s$/\1/p" | tail -n 1)
 	if [[ -z $endline ]]; then
 		fail "$n" "expected it to finish (BEGIN without END: the guest stopped or hung in it)"
@@ -323,7 +388,7 @@ for n in "${names[@]}"; do
 		continue
 	fi
 	if [[ -z $why ]]; then
-		ok "$n${secs:+ (${secs} s)}"
+		ok "$n${secs:+ (${secs} s)}${retried[$n]:+ (retried: see above)}"
 	else
 		fail "$n${secs:+ (${secs} s)}" "$why"
 		show "$n"
@@ -333,6 +398,7 @@ done
 echo "# what memfs said it mounted in the guest:"
 grep -E 'fring: mounted ' "$LOG" | sed -E 's/^.*fring: mounted [^ ]*: /mounted: /' |
 	sort | uniq -c | sed -E 's/^ *([0-9]+) /#   \1 x /' || true
-echo "# vm: $((t1 - t0)) s in qemu; the serial log is $LOG"
+echo "# vm: $(($(date +%s) - T0)) s; the serial logs are $LOG${retried[*]:+ and $RLOG (the retry)}"
+((${#retried[@]})) && echo "# ${#retried[@]} job(s) ran a second time after a hang or a stopped guest (above)"
 echo "$passed passed, $failed failed"
 ((failed == 0 && passed > 0))
