@@ -184,7 +184,8 @@ const char *fring_transport_name(enum fring_transport t);
 #define FRING_CAP_OVER_IO_URING (1ULL << 41)
 /** FUSE_REQUEST_TIMEOUT */
 #define FRING_CAP_REQUEST_TIMEOUT (1ULL << 42)
-/** FUSE_IO_URING_BUFPOOL: set by the library from the chosen transport */
+/** FUSE_HAS_IO_URING_BUFPOOL: the kernel has buffer pools (ABI 7.46);
+ * describes the kernel, never requested */
 #define FRING_CAP_IO_URING_BUFPOOL (1ULL << 43)
 
 /**
