@@ -571,7 +571,8 @@ int fring_req_getgroups(const fring_req_t *req, int size, gid_t list[]);
  * Call it in the handler, on the queue thread, before handing req to
  * another thread. The request slot (and, on the ring transports, its ring
  * entry) stays busy until the answer: at most max_async requests per queue
- * wait this way. Every transport.
+ * wait this way on dev, queue_depth (the queue's entries) on the ring
+ * transports. Every transport.
  */
 void fring_req_async(fring_req_t *req);
 /**@}*/
