@@ -35,18 +35,13 @@ nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBRVW]$/ && $3 ~ /^fring_/ {sub(/@.*
 if [[ ! -s $tmp/exported ]]; then
 	fail exported_symbols "nm found no fring_* symbol in $lib"
 fi
-# Names of the header's functions doxygen has a description for.
-python3 - "$tmp/xml" >"$tmp/documented" <<'PY'
-import glob, sys
-import xml.etree.ElementTree as ET
-for path in glob.glob(sys.argv[1] + "/*.xml"):
-    for m in ET.parse(path).iter("memberdef"):
-        text = "".join(
-            "".join(m.find(d).itertext()) if m.find(d) is not None else ""
-            for d in ("briefdescription", "detaileddescription"))
-        if m.get("kind") == "function" and text.strip():
-            print(m.findtext("name"))
-PY
+# Names of the header's functions doxygen has a description for: a <para>
+# in the brief or detailed description of a function's memberdef.
+awk '/<memberdef kind="function"/ { fn = 1; name = ""; doc = 0 }
+	fn && name == "" && /<name>/ { name = $0; gsub(/.*<name>|<\/name>.*/, "", name) }
+	fn && /<para>/ { doc = 1 }
+	/<\/memberdef>/ { if (fn && doc) print name; fn = 0 }' \
+	"$tmp"/xml/*.xml >"$tmp/documented"
 while read -r sym; do
 	if grep -qx "$sym" "$tmp/documented"; then
 		ok "documented.$sym"
