@@ -17,8 +17,10 @@ tmp=$(mktemp -d /tmp/fring-hello-ll.XXXXXX)
 mnt=$tmp/mnt
 mkdir "$mnt"
 pid=
+# A daemon still here at the end failed a check: SIGKILL, so waiting for
+# it cannot hang.
 cleanup() {
-	[[ -n $pid ]] && kill "$pid" 2>/dev/null
+	[[ -n $pid ]] && kill -KILL "$pid" 2>/dev/null
 	umount -l "$mnt" 2>/dev/null
 	[[ -n $pid ]] && wait "$pid" 2>/dev/null
 	rm -rf "$tmp"
@@ -45,20 +47,22 @@ ok mount
 # the one line at mount names the rung; an explicit one must be it
 want="transport "
 [[ $transport != auto ]] && want="transport $transport "
+# (logged once the queues run, which may be after the mount shows)
+for _ in $(seq 100); do grep -q "mounted .*$want" "$tmp/log" && break; sleep 0.1; done
 grep -q "mounted .*$want" "$tmp/log" && ok mount_line_transport ||
 	fail mount_line_transport "no '$want' in the log: $(cat "$tmp/log")"
 
-names=$(ls -a "$mnt" | tr '\n' ' ')
+names=$(timeout 20 ls -a "$mnt" | tr '\n' ' ')
 [[ $names == ". .. hello " ]] && ok readdir || fail readdir "expected '. .. hello ' got '$names'"
 printf 'Hello World!\n' >"$tmp/expect"
-cmp -s "$tmp/expect" "$mnt/hello" && ok read_bytes || fail read_bytes "got $(od -c "$mnt/hello" | head -3)"
-st=$(stat -c '%s %a %F' "$mnt/hello")
+timeout 20 cmp -s "$tmp/expect" "$mnt/hello" && ok read_bytes || fail read_bytes "got $(od -c "$mnt/hello" | head -3)"
+st=$(timeout 20 stat -c '%s %a %F' "$mnt/hello")
 [[ $st == "13 444 regular file" ]] && ok stat || fail stat "got '$st'"
-dd if="$mnt/hello" bs=1 skip=6 count=5 2>/dev/null >"$tmp/part"
+timeout 20 dd if="$mnt/hello" bs=1 skip=6 count=5 2>/dev/null >"$tmp/part"
 [[ $(cat "$tmp/part") == World ]] && ok read_offset || fail read_offset "got '$(cat "$tmp/part")'"
-err=$( { : >"$mnt/hello"; } 2>&1)
+err=$(timeout 20 sh -c ': >"$1"' sh "$mnt/hello" 2>&1)
 [[ $err == *"Permission denied"* ]] && ok write_open_eacces || fail write_open_eacces "got '$err'"
-err=$(stat "$mnt/nope" 2>&1)
+err=$(timeout 20 stat "$mnt/nope" 2>&1)
 [[ $err == *"No such file"* ]] && ok lookup_enoent || fail lookup_enoent "got '$err'"
 
 kill -TERM "$pid"
@@ -76,5 +80,6 @@ else
 	[[ $rc == 0 ]] && ok sigterm_exit_0 || fail sigterm_exit_0 "exit $rc: $(cat "$tmp/log")"
 	mounted && fail sigterm_unmounted "still mounted" || ok sigterm_unmounted
 fi
+((failed == 0)) || { echo "daemon log:"; cat "$tmp/log"; }
 echo "$passed passed, $failed failed"
 ((failed == 0))
