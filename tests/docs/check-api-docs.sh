@@ -10,6 +10,7 @@ src=$(realpath "$1")
 lib=$2
 if ! command -v doxygen >/dev/null; then
 	echo "SKIP: doxygen not installed (scripts/setup-deps.sh installs it)"
+	[[ ${FRING_E2E_NO_SKIP:-0} == 1 ]] && exit 1
 	exit 77
 fi
 tmp=$(mktemp -d /tmp/fring-apidocs.XXXXXX)

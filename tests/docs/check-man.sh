@@ -8,6 +8,7 @@ set -euo pipefail
 src=$(realpath "$1")
 if ! command -v groff >/dev/null; then
 	echo "SKIP: groff not installed (package groff-base; scripts/setup-deps.sh installs it)"
+	[[ ${FRING_E2E_NO_SKIP:-0} == 1 ]] && exit 1
 	exit 77
 fi
 passed=0 failed=0
