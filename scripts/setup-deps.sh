@@ -3,9 +3,13 @@
 set -euo pipefail
 # libclang-rt-14-dev: clang's sanitizer and libFuzzer runtimes (only
 # recommended by clang, and recommends are not installed here)
+# doxygen: the API reference (`meson compile docs`) and the docs suite's
+# check that every exported symbol is documented; groff-base and man-db:
+# the docs suite formats the man pages with warnings on (doc/testing.md)
 pkgs=(gcc clang libclang-rt-14-dev meson ninja-build pkg-config liburing-dev libcmocka-dev fuse3
       util-linux python3 valgrind
-      qemu-system-x86 busybox-static debian-archive-keyring)
+      qemu-system-x86 busybox-static debian-archive-keyring
+      doxygen groff-base man-db)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -51,5 +51,13 @@ bad=$(nm -D --defined-only "$libdir/libfring.so" | awk '$2 ~ /[TDBR]/ {print $3}
 [[ -z $bad ]] && ok install.exports_only_fring || fail install.exports_only_fring "also exports: $bad"
 soname=$(objdump -p "$libdir/libfring.so" | awk '/SONAME/ {print $2}')
 [[ $soname == libfring.so.0 ]] && ok install.soname || fail install.soname "soname $soname"
+# man pages: the library's, and a link per function they describe
+mandir=$(find "$tmp/root" -type d -path '*/share/man' | head -n1)
+if [[ -n $mandir && -f $mandir/man3/fring.3 && -f $mandir/man1/fring-probe.1 &&
+	$(readlink "$mandir/man3/fring_main_ext.3") == fring_main.3 ]]; then
+	ok install.man
+else
+	fail install.man "fring.3, fring-probe.1 or the fring_main_ext.3 link missing under ${mandir:-share/man}"
+fi
 echo "$passed passed, $failed failed"
 ((failed == 0))

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# check-man.sh SRCDIR: the man pages in doc/man format without a warning
+# (groff -ww, and man --warnings at 80 columns when man-db is there), and
+# the pages that list libfring's -o options (fring_main.3, memfs.1) name
+# every option src/opts.c accepts.
+set -euo pipefail
+src=$(realpath "$1")
+if ! command -v groff >/dev/null; then
+	echo "SKIP: groff not installed (package groff-base; scripts/setup-deps.sh installs it)"
+	[[ ${FRING_E2E_NO_SKIP:-0} == 1 ]] && exit 1
+	exit 77
+fi
+passed=0 failed=0
+ok() { echo "ok $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+
+for page in "$src"/doc/man/*.[0-9]; do
+	name=$(basename "$page")
+	err=$(groff -man -ww -z "$page" 2>&1 >/dev/null)
+	if [[ -z $err ]] && command -v man >/dev/null; then
+		err=$(MANWIDTH=80 man --warnings -l "$page" 2>&1 >/dev/null)
+	fi
+	[[ -z $err ]] && ok "format.$name" || fail "format.$name" "$err"
+done
+
+keys=$(sed -n 's/.*strcmp(key, "\([a-z_]*\)").*/\1/p' "$src/src/opts.c" | sort -u)
+[[ -n $keys ]] || fail options "no option found in src/opts.c"
+for page in fring_main.3 memfs.1; do
+	missing=
+	for k in $keys; do
+		grep -Eq "^\.B[IR]? (.* )?\"?$k(=| |\"|$)" "$src/doc/man/$page" || missing+=" $k"
+	done
+	[[ -z $missing ]] && ok "options.$page" || fail "options.$page" "not described:$missing"
+done
+echo "$passed passed, $failed failed"
+((failed == 0))
