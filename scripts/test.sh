@@ -12,22 +12,24 @@ builddir=${FRING_BUILDDIR:-build}
 [ -f "$builddir/build.ninja" ] || meson setup "$builddir"
 ninja -C "$builddir"
 
+# The vm tier (qemu guests: the 7.3 kernel, then the 6.1/6.12 matrix) runs
+# beside the other tiers: it needs nothing of the host's FUSE state, and the
+# host tiers mostly wait on FUSE round trips, so the two share the CPUs
+# better than they take turns. It starts as soon as the gcc build is there,
+# while clang builds; its own log base keeps the two meson runs from writing
+# the same testlog.
+vmlog=$builddir/meson-logs/vm.out
+meson test -C "$builddir" --no-rebuild --suite vm --logbase vmlog \
+	--print-errorlogs --num-processes 1 >"$vmlog" 2>&1 &
+vm_pid=$!
+trap 'kill "$vm_pid" 2>/dev/null' EXIT
+
 # clang must build everything warning-free too (-Werror is on).
 clangdir=${builddir}-clang
 [ -f "$clangdir/build.ninja" ] || CC=clang meson setup "$clangdir" >/dev/null
 ninja -C "$clangdir" >/dev/null
 
 rc=0
-# The vm tier (qemu guests: the 7.3 kernel, then the 6.1/6.12 matrix) runs
-# beside the other tiers: it needs nothing of the host's FUSE state, and the
-# host tiers mostly wait on FUSE round trips, so the two share the CPUs
-# better than they take turns (about 10 minutes less here). Its own log base
-# keeps the two meson runs from writing the same testlog.
-vmlog=$builddir/meson-logs/vm.out
-meson test -C "$builddir" --no-rebuild --suite vm --logbase vmlog \
-	--print-errorlogs --num-processes 1 >"$vmlog" 2>&1 &
-vm_pid=$!
-trap 'kill "$vm_pid" 2>/dev/null' EXIT
 meson test -C "$builddir" --no-rebuild --no-suite vm --print-errorlogs \
 	--num-processes 1 || rc=$?
 # The fuzz tier needs clang's libFuzzer: from the clang build, a bounded run
