@@ -27,3 +27,14 @@ fusectl() {
 	dev=$(stat -c %d "$MNT" 2>/dev/null) || return 1
 	echo "/sys/fs/fuse/connections/$((dev & 0xff | (dev >> 12 & ~0xff)))"
 }
+# The fuse module's enable_uring switch on when TRANSPORT is uring (the
+# caller's skip_all when it cannot be); uring_restore puts it back.
+uring_on() { # TRANSPORT
+	PARAM=/sys/module/fuse/parameters/enable_uring
+	old_param=
+	[[ $1 == uring ]] || return 0
+	[[ -w $PARAM ]] || skip_all "no $PARAM"
+	old_param=$(cat "$PARAM")
+	echo Y >"$PARAM"
+}
+uring_restore() { [[ -z ${old_param:-} ]] || echo "$old_param" >"$PARAM"; }

@@ -46,20 +46,14 @@ if [[ ${3:-} == --with-source ]]; then
 	mkdir "$TMP/src"
 	fs_args=("$TMP/src")
 fi
-PARAM=/sys/module/fuse/parameters/enable_uring
-old_param=
-if [[ $TRANSPORT == uring ]]; then
-	[[ -w $PARAM ]] || skip_all "no $PARAM"
-	old_param=$(cat "$PARAM")
-	echo Y >"$PARAM"
-fi
+uring_on "$TRANSPORT"
 pid=
 load_pids=()
 cleanup() {
 	for p in "${load_pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
 	[[ -n $pid ]] && kill -KILL "$pid" 2>/dev/null
 	mounted && { umount "$MNT" 2>/dev/null || umount -l "$MNT"; }
-	[[ -n $old_param ]] && echo "$old_param" >"$PARAM"
+	uring_restore
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
