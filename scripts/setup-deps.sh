@@ -3,8 +3,9 @@
 set -euo pipefail
 # libclang-rt-14-dev: clang's sanitizer and libFuzzer runtimes (only
 # recommended by clang, and recommends are not installed here)
+# fio: the I/O load of the stress suite's lifecycle test (tests/stress)
 pkgs=(gcc clang libclang-rt-14-dev meson ninja-build pkg-config liburing-dev libcmocka-dev fuse3
-      util-linux python3 valgrind
+      util-linux python3 valgrind fio
       qemu-system-x86 busybox-static debian-archive-keyring)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -23,6 +23,13 @@ meson test -C "$builddir" --print-errorlogs --num-processes 1 || rc=$?
 # of each target over the committed corpus (doc/reliability.md).
 FRING_FUZZ_SECONDS=${FRING_FUZZ_SECONDS:-45} meson test -C "$clangdir" \
 	--suite fuzz --print-errorlogs --num-processes 1 || rc=$?
+
+# The stress suite at a tenth of its length: lifecycle under load with 5
+# restarts, 30 s of load (doc/reliability.md has the full-length figures).
+FRING_STRESS_SCALE=${FRING_STRESS_SCALE:-0.1} meson test -C "$builddir" \
+	--suite stress --logbase stress --print-errorlogs --num-processes 1 || rc=$?
+
 python3 scripts/test-summary.py "$builddir/meson-logs/testlog.json" \
-	"$clangdir/meson-logs/testlog.json" || rc=1
+	"$clangdir/meson-logs/testlog.json" \
+	"$builddir/meson-logs/stress.json" || rc=1
 exit "$rc"
