@@ -106,6 +106,15 @@ load() { # NAME SECONDS
 	clients+=($!)
 	sleep "$2"
 }
+# Runs the fault and says how long it took, if a second or more.
+fault() { # NAME CMD...
+	local t0=$EPOCHREALTIME rc
+	"${@:2}"
+	rc=$?
+	awk -v a="$t0" -v b="$EPOCHREALTIME" -v n="$1" -v c="${*:2}" \
+		'b - a >= 1 { printf "# %s: %s took %.1f s\n", n, c, b - a }'
+	return "$rc"
+}
 stop_clients() { signal_clients TERM; }
 signal_clients() { # SIG
 	local p
@@ -162,7 +171,7 @@ ended() { # NAME
 # umount: refused while busy (or done), never hanging --------------------
 if start umount; then
 	load umount 2
-	if timeout "$T" umount "$MNT" 2>"$TMP/umount.err"; then
+	if fault umount timeout "$T" umount "$MNT" 2>"$TMP/umount.err"; then
 		ok "umount.under_load (done)"
 	elif grep -q busy "$TMP/umount.err"; then
 		ok "umount.under_load (EBUSY)"
@@ -179,7 +188,7 @@ fi
 # lazy: clients keep their open files; the daemon ends after the last ----
 if start lazy; then
 	load lazy 2
-	umount -l "$MNT" || fail lazy.umount "umount -l failed"
+	fault lazy umount -l "$MNT" || fail lazy.umount "umount -l failed"
 	sleep 2
 	stop_clients
 	clients_return lazy
@@ -190,7 +199,7 @@ fi
 # exit: SIGTERM is fring_session_exit() ----------------------------------
 if start exit; then
 	load exit 2
-	kill -TERM "$pid"
+	fault exit kill -TERM "$pid"
 	clients_return exit
 	if gone "$pid"; then
 		wait "$pid"; rc=$?
@@ -203,7 +212,7 @@ fi
 # abort: fusectl ---------------------------------------------------------
 if start abort; then
 	load abort 2
-	if [[ -e $conn/abort ]]; then echo 1 >"$conn/abort"; else fail abort.fusectl "no $conn/abort"; kill -TERM "$pid"; fi
+	if [[ -e $conn/abort ]]; then fault abort sh -c 'echo 1 >"$1"' - "$conn/abort"; else fail abort.fusectl "no $conn/abort"; kill -TERM "$pid"; fi
 	clients_return abort
 	ended abort
 fi
@@ -211,7 +220,7 @@ fi
 # kill: kill -9 ----------------------------------------------------------
 if start kill; then
 	load kill 2
-	kill -KILL "$pid"
+	fault kill kill -KILL "$pid"
 	clients_return kill
 	ended kill
 fi
