@@ -6,8 +6,9 @@ set -euo pipefail
 # doxygen: the API reference (`meson compile docs`) and the docs suite's
 # check that every exported symbol is documented; groff-base and man-db:
 # the docs suite formats the man pages with warnings on (doc/testing.md)
+# fio: the I/O load of the stress suite's lifecycle test (tests/stress)
 pkgs=(gcc clang libclang-rt-14-dev meson ninja-build pkg-config liburing-dev libcmocka-dev fuse3
-      util-linux python3 valgrind
+      util-linux python3 valgrind fio
       qemu-system-x86 busybox-static debian-archive-keyring
       doxygen groff-base man-db)
 missing=()

@@ -36,12 +36,37 @@ meson test -C "$builddir" --no-rebuild --no-suite vm --print-errorlogs \
 # of each target over the committed corpus (doc/reliability.md).
 FRING_FUZZ_SECONDS=${FRING_FUZZ_SECONDS:-45} meson test -C "$clangdir" \
 	--suite fuzz --print-errorlogs --num-processes 1 || rc=$?
+
+# Sanitizers (doc/reliability.md): an ASan+UBSan build runs the e2e tier's
+# `sanitize` part on dev and uring (the unit tier's *_asan programs ran
+# above), a TSan build the unit tier and concurrency on a two-thread ring.
+# Under the `sanitize` setup a report of any process, a daemon in the
+# background too, fails its test (tests/e2e/san-check.sh).
+asandir=${builddir}-asan
+[ -f "$asandir/build.ninja" ] || meson setup "$asandir" \
+	-Db_sanitize=address,undefined -Db_lundef=false >/dev/null
+tsandir=${builddir}-tsan
+[ -f "$tsandir/build.ninja" ] || meson setup "$tsandir" \
+	-Db_sanitize=thread -Db_lundef=false >/dev/null
+meson test -C "$asandir" --setup sanitize --suite sanitize \
+	--print-errorlogs --num-processes 1 || rc=$?
+meson test -C "$tsandir" --setup sanitize --suite unit --suite sanitize \
+	--print-errorlogs --num-processes 1 || rc=$?
+
+# The stress suite at a tenth of its length: lifecycle under load with 5
+# restarts, 30 s of load (doc/reliability.md has the full-length figures).
+FRING_STRESS_SCALE=${FRING_STRESS_SCALE:-0.1} meson test -C "$builddir" \
+	--suite stress --logbase stress --print-errorlogs --num-processes 1 || rc=$?
+
 vm_rc=0
 wait "$vm_pid" || vm_rc=$?
 trap - EXIT
 echo "=== the vm tier (run beside the others): $vmlog"
 cat "$vmlog"
 [[ $vm_rc == 0 ]] || rc=$vm_rc
+
 python3 scripts/test-summary.py "$builddir/meson-logs/testlog.json" \
-	"$clangdir/meson-logs/testlog.json" "$builddir/meson-logs/vmlog.json" || rc=1
+	"$clangdir/meson-logs/testlog.json" "$asandir/meson-logs/testlog-sanitize.json" \
+	"$tsandir/meson-logs/testlog-sanitize.json" "$builddir/meson-logs/stress.json" \
+	"$builddir/meson-logs/vmlog.json" || rc=1
 exit "$rc"

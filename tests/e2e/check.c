@@ -200,3 +200,14 @@ int chk_str(const char *name, const char *got, const char *want)
 	return chk_result(0, name, "expected \"%.200s\" got \"%.200s\"",
 			  want ? want : "(null)", got ? got : "(null)");
 }
+
+unsigned char chk_pat(uint64_t seed, uint64_t off)
+{
+	uint64_t x = off * 0x9E3779B97F4A7C15ull +
+		     (seed + 1) * 0xD1B54A32D192ED03ull;
+
+	x ^= x >> 31;
+	x *= 0xBF58476D1CE4E5B9ull;
+	x ^= x >> 29;
+	return (unsigned char)x;
+}

@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
@@ -41,6 +42,10 @@ void chk_skip(const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Prints a "# ..." comment line (ignored by the counters). */
 void chk_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The byte at offset off of test data named by seed (a 64-bit mix, so
+ * neighbouring offsets and seeds differ). */
+unsigned char chk_pat(uint64_t seed, uint64_t off);
 
 /* A formatted check name, in one of 8 rotating static buffers. */
 const char *chk_name(const char *fmt, ...)

@@ -45,17 +45,6 @@ static char workdir[4096];
 
 /* ------------------------------------------------------------------------ */
 
-static unsigned char pat(unsigned seed, uint64_t off)
-{
-	uint64_t x = off * 0x9E3779B97F4A7C15ull +
-		     (seed + 1) * 0xD1B54A32D192ED03ull;
-
-	x ^= x >> 31;
-	x *= 0xBF58476D1CE4E5B9ull;
-	x ^= x >> 29;
-	return (unsigned char)x;
-}
-
 /* Children of the main process, for the watchdog. */
 static pid_t kids[4 * MAXPROCS];
 static int nkids;
@@ -196,7 +185,7 @@ static int first_diff(const unsigned char *got, unsigned seed, uint64_t off,
 		      size_t len, size_t *at)
 {
 	for (size_t i = 0; i < len; i++)
-		if (got[i] != pat(seed, off + i)) {
+		if (got[i] != chk_pat(seed, off + i)) {
 			*at = i;
 			return 1;
 		}
@@ -224,7 +213,7 @@ static void private_child(int id)
 		_exit(1);
 	}
 	for (size_t i = 0; i < PRIV_SIZE; i++)
-		buf[i] = pat((unsigned)id, i);
+		buf[i] = chk_pat((unsigned)id, i);
 	while (off < PRIV_SIZE) {
 		size_t len = chunks[k++ % 8];
 		ssize_t n;
@@ -274,7 +263,7 @@ static void private_child(int id)
 	}
 	if (first_diff(buf, (unsigned)id, 0, PRIV_SIZE, &at)) {
 		chk_result(0, nm, "expected 0x%02x at offset %zu got 0x%02x",
-			   pat((unsigned)id, at), at, buf[at]);
+			   chk_pat((unsigned)id, at), at, buf[at]);
 		_exit(1);
 	}
 	unlink(path);
@@ -336,11 +325,11 @@ static int verify_shared(int fd, int round, const char *nm)
 	for (off = 0; off < SHARED_SIZE; off++) {
 		unsigned s = stripe_seed(off, round);
 
-		if (buf[off] != pat(s, off)) {
+		if (buf[off] != chk_pat(s, off)) {
 			chk_result(0, nm,
 				   "expected 0x%02x at offset %zu (stripe %zu "
 				   "of process %zu) got 0x%02x",
-				   pat(s, off), off, off / STRIPE,
+				   chk_pat(s, off), off, off / STRIPE,
 				   (off / STRIPE) % (size_t)nprocs, buf[off]);
 			free(buf);
 			return 0;
@@ -379,7 +368,7 @@ static void shared_child(int id, struct barrier *b)
 		size_t off = stripe * STRIPE;
 
 		for (size_t j = 0; j < STRIPE; j++)
-			buf[j] = pat(stripe_seed(off, 1), off + j);
+			buf[j] = chk_pat(stripe_seed(off, 1), off + j);
 		if (pwrite(fd, buf, STRIPE, (off_t)off) != STRIPE) {
 			chk_result(
 				0,
@@ -413,8 +402,8 @@ static void shared_child(int id, struct barrier *b)
 				size_t off = stripe * STRIPE;
 
 				for (size_t j = 0; j < STRIPE; j++)
-					p[off + j] = pat(stripe_seed(off, 2),
-							 off + j);
+					p[off + j] = chk_pat(
+						stripe_seed(off, 2), off + j);
 			}
 			if (msync(p, SHARED_SIZE, MS_SYNC) < 0)
 				ok = 0;

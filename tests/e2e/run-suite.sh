@@ -156,7 +156,8 @@ ok run-suite.mount
 
 # run the test; its output goes through and into $OUT for the summary
 set +e
-timeout -k 10 "${FRING_E2E_TIMEOUT:-900}" "$TEST" "$MNT" "$@" 2>&1 | tee "$OUT"
+# (FRING_E2E_DAEMON_PID: tests/stress/load watches the daemon's memory)
+FRING_E2E_DAEMON_PID=$memfs_pid timeout -k 10 "${FRING_E2E_TIMEOUT:-900}" "$TEST" "$MNT" "$@" 2>&1 | tee "$OUT"
 test_rc=${PIPESTATUS[0]}
 set -e
 # (busybox timeout, in the vm guest, exits 143 where coreutils exits 124)

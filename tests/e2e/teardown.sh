@@ -21,6 +21,8 @@
 set -uo pipefail
 # shellcheck source-path=SCRIPTDIR source=stats.sh
 source "$(dirname "${BASH_SOURCE[0]}")/stats.sh"
+# shellcheck source-path=SCRIPTDIR source=mount-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/mount-lib.sh"
 FS=${1:?usage: teardown.sh FSEXE TRANSPORT}
 TRANSPORT=${2:?usage: teardown.sh FSEXE TRANSPORT}
 no_skip=${FRING_E2E_NO_SKIP:-0}
@@ -44,27 +46,18 @@ if [[ ${3:-} == --with-source ]]; then
 	mkdir "$TMP/src"
 	fs_args=("$TMP/src")
 fi
-PARAM=/sys/module/fuse/parameters/enable_uring
-old_param=
-if [[ $TRANSPORT == uring ]]; then
-	[[ -w $PARAM ]] || skip_all "no $PARAM"
-	old_param=$(cat "$PARAM")
-	echo Y >"$PARAM"
-fi
+uring_on "$TRANSPORT"
 pid=
 load_pids=()
 cleanup() {
 	for p in "${load_pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
 	[[ -n $pid ]] && kill -KILL "$pid" 2>/dev/null
 	mounted && { umount "$MNT" 2>/dev/null || umount -l "$MNT"; }
-	[[ -n $old_param ]] && echo "$old_param" >"$PARAM"
+	uring_restore
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
 
-# (no mountpoint(1): busybox, in the vm guest, has none)
-is_mounted() { awk -v m="$1" '$5 == m {f=1} END {exit !f}' /proc/self/mountinfo; }
-mounted() { is_mounted "$MNT"; }
 start() { # NAME
 	"$FS" -f -o "transport=$TRANSPORT" --stats-file="$TMP/$1.stats" "${fs_args[@]}" "$MNT" >"$TMP/$1.log" 2>&1 &
 	pid=$!
@@ -108,25 +101,6 @@ load_ends() { # NAME
 	done
 	fail "$1.clients_return" "expected the clients to get errors within $T s, some hang"
 }
-gone() { # PID -> 0 if it exited within T
-	for _ in $(seq $((T * 10))); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
-	return 1
-}
-threads_of() { ls "/proc/$1/task" 2>/dev/null | wc -l; }
-# What a client gets from the mount now. Not a stat of the mountpoint: the
-# kernel answers that from attributes cached for attr_timeout (1 s) without
-# asking the dead connection (fuse_getattr); a name no client looked up on
-# this mount must go to it (LOOKUP).
-# shellcheck disable=SC2069  # (its stderr is the answer, stdout is not wanted)
-probe() { stat "$MNT/enotconn-probe" 2>&1 >/dev/null; }
-
-fusectl() {
-	is_mounted /sys/fs/fuse/connections || mount -t fusectl none /sys/fs/fuse/connections 2>/dev/null
-	local dev
-	dev=$(stat -c %d "$MNT" 2>/dev/null) || return 1
-	echo "/sys/fs/fuse/connections/$((dev & 0xff | (dev >> 12 & ~0xff)))"
-}
-
 # a) fusectl abort -------------------------------------------------------
 if start a; then
 	load

@@ -1,0 +1,40 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: MIT
+# Shell helpers of the scripts that end sessions (teardown.sh,
+# tests/stress/faults.sh), sourced after setting MNT (the mountpoint) and T
+# (seconds to wait for anything). Bash, awk and busybox-level tools only:
+# the vm tier runs teardown.sh in its guest.
+
+# (no mountpoint(1): busybox, in the vm guest, has none)
+is_mounted() { awk -v m="$1" '$5 == m {f=1} END {exit !f}' /proc/self/mountinfo; }
+mounted() { is_mounted "$MNT"; }
+# PID -> 0 if it exited within T (a process with a thread left is not gone)
+gone() {
+	for _ in $(seq $((T * 10))); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+	return 1
+}
+threads_of() { ls "/proc/$1/task" 2>/dev/null | wc -l; }
+# What a client gets from the mount now. Not a stat of the mountpoint: the
+# kernel answers that from attributes cached for attr_timeout (1 s) without
+# asking the dead connection (fuse_getattr); a name no client looked up on
+# this mount must go to it (LOOKUP).
+# shellcheck disable=SC2069  # (its stderr is the answer, stdout is not wanted)
+probe() { stat "$MNT/enotconn-probe" 2>&1 >/dev/null; }
+# The fusectl directory of the connection mounted at MNT.
+fusectl() {
+	is_mounted /sys/fs/fuse/connections || mount -t fusectl none /sys/fs/fuse/connections 2>/dev/null
+	local dev
+	dev=$(stat -c %d "$MNT" 2>/dev/null) || return 1
+	echo "/sys/fs/fuse/connections/$((dev & 0xff | (dev >> 12 & ~0xff)))"
+}
+# The fuse module's enable_uring switch on when TRANSPORT is uring (the
+# caller's skip_all when it cannot be); uring_restore puts it back.
+uring_on() { # TRANSPORT
+	PARAM=/sys/module/fuse/parameters/enable_uring
+	old_param=
+	[[ $1 == uring ]] || return 0
+	[[ -w $PARAM ]] || skip_all "no $PARAM"
+	old_param=$(cat "$PARAM")
+	echo Y >"$PARAM"
+}
+uring_restore() { [[ -z ${old_param:-} ]] || echo "$old_param" >"$PARAM"; }
