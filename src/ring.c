@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "fring_int.h"
+#include "fault.h"
 #include "ring.h"
 #include "ring_cmd.h"
 
@@ -413,7 +414,9 @@ static int rt_setup(struct ring_thread *rt)
 		return -errno;
 	while (entries < rt->nq * rt->rs->depth * 2 + 8)
 		entries *= 2;
-	ret = ring_init(&rt->ring, entries);
+	ret = fault_hit(FAULT_RING_SETUP);
+	if (!ret)
+		ret = ring_init(&rt->ring, entries);
 	if (ret)
 		return ret;
 	rt->ring_ok = true;
@@ -455,17 +458,29 @@ static void rt_register_all(struct ring_thread *rt)
 	rt->registered = true;
 }
 
+/* Submits and waits for one completion. A failure leaves the SQEs queued
+ * (liburing advanced the tail the kernel did not read): the next call
+ * submits them again. */
+int rt_submit_wait(struct ring_thread *rt)
+{
+	int ret = fault_hit(FAULT_RING_SUBMIT);
+
+	return ret ? ret : io_uring_submit_and_wait(&rt->ring, 1);
+}
+
 static void rt_loop(struct ring_thread *rt)
 {
 	while (!rt->stopping) {
 		struct io_uring_cqe *cqe;
 		unsigned head, n = 0;
-		int ret = io_uring_submit_and_wait(&rt->ring, 1);
+		int ret = rt_submit_wait(rt);
 
 		if (ret < 0 && ret != -EINTR && ret != -EAGAIN &&
 		    ret != -EBUSY) {
-			fr_err("ring thread %u: io_uring_enter: %s", rt->idx,
-			       strerror(-ret));
+			fr_err("ring thread %u: io_uring_enter: %s; ending the "
+			       "session",
+			       rt->idx, strerror(-ret));
+			atomic_store(&rt->rs->fatal_err, ret);
 			fring_session_exit(rt->rs->se);
 			break;
 		}

@@ -68,6 +68,8 @@ struct ring_state {
 	unsigned nready;
 	enum ring_phase phase;
 	int failed_err;
+	/* an io_uring_enter error that ended the session: its exit status */
+	_Atomic int fatal_err;
 };
 
 /* A handler's own I/O on the ring, completed on the queue thread. */
@@ -140,6 +142,7 @@ FRING_HIDDEN void ring_commit(struct ring_thread *rt, struct fring_req *req);
 /* ring.c, for the zero-copy and pool parts */
 FRING_HIDDEN struct io_uring_sqe *rt_sqe(struct ring_thread *rt);
 FRING_HIDDEN void rt_cqe(struct ring_thread *rt, struct io_uring_cqe *cqe);
+FRING_HIDDEN int rt_submit_wait(struct ring_thread *rt);
 
 /* ring_zc.c */
 FRING_HIDDEN bool rt_zc_request(struct ring_thread *rt, struct fring_req *req,

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "fault.h"
 #include "ring.h"
 #include "ring_cmd.h"
 
@@ -30,7 +31,10 @@ char *ring_pool_buf(const struct fring_queue *q, size_t bsz, uint32_t off)
 int rt_alloc_pool(struct ring_thread *rt, struct fring_queue *q)
 {
 	struct ring_state *rs = rt->rs;
+	int ret = fault_hit(FAULT_POOL_ALLOC);
 
+	if (ret)
+		return ret;
 	q->pool_len = (size_t)rs->pool_bufs * rs->payload_sz;
 	q->pool = mmap(NULL, q->pool_len, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
@@ -52,6 +56,9 @@ int rt_register_pools(struct ring_thread *rt)
 		iov[i].iov_base = rt->qs[i]->pool;
 		iov[i].iov_len = rt->qs[i]->pool_len;
 	}
+	ret = fault_hit(FAULT_BUF_REGISTER);
+	if (ret)
+		return ret;
 	if (rt->rs->zero_copy)
 		ret = rt_zc_table(rt, iov);
 	else
@@ -87,7 +94,7 @@ int rt_add_pools(struct ring_thread *rt)
 	while (rt->setup_left && !rt->stopping) {
 		struct io_uring_cqe *cqe;
 		unsigned head, n = 0;
-		int ret = io_uring_submit_and_wait(&rt->ring, 1);
+		int ret = rt_submit_wait(rt);
 
 		if (ret < 0 && ret != -EINTR && ret != -EAGAIN)
 			return ret;

@@ -601,7 +601,12 @@ struct fring_stats {
 	uint64_t zero_copy_writes; /**< WRITEs served from client pages */
 	/** zero-copy READs answered from memory, staged through a memfd */
 	uint64_t zero_copy_staged;
-	uint64_t reserved[3];
+	/** answers /dev/fuse refused (each then answered EIO instead) */
+	uint64_t send_failures;
+	/** faults injected (FRING_FAULT; builds with fault injection only),
+	 * process-wide: in the sum over all queues only */
+	uint64_t faults_injected;
+	uint64_t reserved[1];
 };
 /** Counters of queue q (q < fring_session_queues()), or of all queues
  * summed when q == FRING_STATS_ALL. Returns 0 or -EINVAL. */
