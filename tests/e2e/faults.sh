@@ -176,6 +176,13 @@ if [[ $T == uring ]]; then
 	if start ring_setup memfs ring_setup:1 transport=auto; then
 		client ring_setup.warm w0=4096
 		before=$(nfds)
+		# the rings built before the failing one are gone, not kept
+		rings=$(find "/proc/$pid/fd" -mindepth 1 -lname 'anon_inode:\[io_uring\]' | wc -l)
+		if [[ $rings == 0 ]]; then
+			ok ring_setup.rings_closed
+		else
+			fail ring_setup.rings_closed "expected no io_uring descriptor after the fallback got $rings"
+		fi
 		client ring_setup.io w1=4096 w2=4096 r0=4096 r1=4096 r2=4096
 		finish ring_setup dev 'faults.ring_setup=1 faults_injected>0' "$before"
 		log_has ring_setup "uring: io_uring setup failed (Cannot allocate memory)"
