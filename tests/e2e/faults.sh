@@ -49,12 +49,22 @@ pid=
 # (from mountinfo: stat(2) on a mount whose every answer fails would say no)
 is_mounted() { grep -qF " $1 " /proc/self/mountinfo; }
 
+# what a failed case left: its mount and its daemon
+abandon() {
+	is_mounted "$MNT" && umount -l "$MNT"
+	if [[ -n $pid ]]; then
+		kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		pid=
+	fi
+	return 0
+}
+
 # shellcheck disable=SC2317  # (run by the trap)
 cleanup() {
 	local rc=$?
 	set +e
-	is_mounted "$MNT" && umount -l "$MNT"
-	[[ -n $pid ]] && kill -KILL "$pid" 2>/dev/null
+	abandon
 	rm -rf "$TMP"
 	exit "$rc"
 }
@@ -72,6 +82,7 @@ show_log() {
 # 10 s (then $pid is the daemon, exited or not)
 start() {
 	local name=$1 fs=$2 spec=$3 opts=$4 args=()
+	abandon
 	LOG=$TMP/$name.log STATS=$TMP/$name.json
 	rm -rf "$MNT" "$SRC"
 	mkdir -p "$MNT" "$SRC"
