@@ -18,9 +18,23 @@ ninja -C "$builddir"
 # better than they take turns. It starts as soon as the gcc build is there,
 # while clang builds; its own log base keeps the two meson runs from writing
 # the same testlog.
+# The fault build (-Dfault_injection=true, only what its tests run) comes
+# first: its two vm jobs run in the same background chain, after the suite.
+faultdir=${builddir}-fault
+[ -f "$faultdir/build.ninja" ] ||
+	meson setup "$faultdir" -Dfault_injection=true >/dev/null
+ninja -C "$faultdir" examples/memfs/memfs examples/passthrough/passthrough \
+	tests/e2e/fault_io tests/unit/test_fault >/dev/null
 vmlog=$builddir/meson-logs/vm.out
-meson test -C "$builddir" --no-rebuild --suite vm --logbase vmlog \
-	--print-errorlogs --num-processes 1 >"$vmlog" 2>&1 &
+(
+	vrc=0
+	meson test -C "$builddir" --no-rebuild --suite vm --logbase vmlog \
+		--print-errorlogs --num-processes 1 || vrc=$?
+	FRING_VM_ONLY='^fault-' FRING_VM_GUESTS=1 meson test -C "$faultdir" \
+		--no-rebuild --logbase faultvm --print-errorlogs --num-processes 1 \
+		vm-7.3 || vrc=$?
+	exit "$vrc"
+) >"$vmlog" 2>&1 &
 vm_pid=$!
 trap 'kill "$vm_pid" 2>/dev/null' EXIT
 
@@ -58,6 +72,13 @@ meson test -C "$tsandir" --setup sanitize --suite unit --suite sanitize \
 FRING_STRESS_SCALE=${FRING_STRESS_SCALE:-0.1} meson test -C "$builddir" \
 	--suite stress --logbase stress --print-errorlogs --num-processes 1 || rc=$?
 
+# Fault injection (doc/reliability.md): the fault build (set up beside the
+# vm tier, above) runs the host fault suite here; its two vm jobs (pool
+# allocation and buffer registration need ABI 7.46) ran in the background
+# after the vm suite.
+meson test -C "$faultdir" --no-rebuild --suite fault --print-errorlogs \
+	--num-processes 1 || rc=$?
+
 vm_rc=0
 wait "$vm_pid" || vm_rc=$?
 trap - EXIT
@@ -68,5 +89,6 @@ cat "$vmlog"
 python3 scripts/test-summary.py "$builddir/meson-logs/testlog.json" \
 	"$clangdir/meson-logs/testlog.json" "$asandir/meson-logs/testlog-sanitize.json" \
 	"$tsandir/meson-logs/testlog-sanitize.json" "$builddir/meson-logs/stress.json" \
-	"$builddir/meson-logs/vmlog.json" || rc=1
+	"$builddir/meson-logs/vmlog.json" "$faultdir/meson-logs/testlog.json" \
+	"$faultdir/meson-logs/faultvm.json" || rc=1
 exit "$rc"

@@ -12,6 +12,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "fault.h"
 #include "fring_int.h"
 
 /*
@@ -38,13 +39,28 @@ int dev_write_all(int fd, struct iovec *iov, int cnt)
 	return -errno;
 }
 
+/*
+ * An answer the kernel refuses before it finds its request (a header it
+ * rejects, fuse_dev_do_write()) leaves the request waiting for an answer
+ * forever, and its caller with it: a bare EIO ends it. If the kernel had
+ * ended it already, this write gets ENOENT, which is harmless.
+ */
 static int dev_send(struct fring_req *req, struct iovec *iov, int cnt)
 {
-	int ret = dev_write_all(req->q->fd, iov, cnt);
+	const struct fuse_out_header *sent = iov[0].iov_base;
+	struct fuse_out_header oh = {
+		.len = sizeof(oh), .error = -EIO, .unique = sent->unique};
+	struct iovec eio = {&oh, sizeof(oh)};
+	int ret = fault_hit(FAULT_DEV_WRITE);
 
-	if (ret && ret != -ENODEV)
-		fr_warn("q%u: answer to %s failed: %s", req->q->idx,
-			fring_opname(req->opcode), strerror(-ret));
+	if (!ret)
+		ret = dev_write_all(req->q->fd, iov, cnt);
+	if (!ret || ret == -ENODEV)
+		return ret;
+	stat_add(req->q, send_failures, 1);
+	fr_warn("q%u: answer to %s failed: %s; answering it EIO", req->q->idx,
+		fring_opname(req->opcode), strerror(-ret));
+	dev_write_all(req->q->fd, &eio, 1);
 	return ret;
 }
 

@@ -62,6 +62,7 @@ struct fring_qstats {
 	_Atomic uint64_t ring_entries;
 	_Atomic uint64_t pool_requests;
 	_Atomic uint64_t zero_copy_reads, zero_copy_writes, zero_copy_staged;
+	_Atomic uint64_t send_failures;
 	_Atomic uint64_t by_opcode[FRING_STATS_OPCODES];
 };
 #define stat_add(q, field, n)                                                  \

@@ -22,35 +22,15 @@
 #include <unistd.h>
 
 #include "fring_int.h"
+#include "fault.h"
 #include "ring.h"
 #include "ring_cmd.h"
-
-/* What a CQE's user_data points at, in its low bits (objects are 8-aligned). */
-enum ud_tag {
-	UD_ENTRY = 0, /* a fring_req: REGISTER or COMMIT_AND_FETCH */
-	UD_IO = 1,    /* a ring_io: backing I/O issued by a handler */
-	UD_WAKE = 2,  /* the wake-up eventfd read */
-	UD_EXIT = 3,  /* the poll on the session's exit eventfd */
-	UD_SETUP = 4, /* ADD_QUEUE / ADD_BUFPOOL of a queue */
-	UD_STAGE = 5, /* a fring_req: staged READ data into its zc slot */
-	UD_MASK = 7,
-};
-
-static inline uint64_t ud_make(void *p, enum ud_tag tag)
-{
-	return (uint64_t)(uintptr_t)p | tag;
-}
-
-static inline void *ud_ptr(uint64_t ud)
-{
-	return (void *)(uintptr_t)(ud & ~(uint64_t)UD_MASK);
-}
 
 static __thread struct ring_thread *cur_rt;
 
 /* ---------------- SQE helpers ---------------- */
 
-static struct io_uring_sqe *rt_sqe(struct ring_thread *rt)
+struct io_uring_sqe *rt_sqe(struct ring_thread *rt)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&rt->ring);
 
@@ -78,59 +58,6 @@ static void rt_arm_exit(struct ring_thread *rt)
 	io_uring_sqe_set_data64(sqe, ud_make(rt, UD_EXIT));
 }
 
-static size_t stage_off(const struct fring_req *req)
-{
-	return (size_t)req->zc_slot * req->q->rt->rs->payload_sz;
-}
-
-/* The answer of a zero-copy request is unusable: say EIO instead. */
-static void zc_fail(struct fring_req *req, const char *why, bool bug)
-{
-	struct fuse_out_header *oh = (void *)req->hdr.in_out;
-
-	if (bug)
-		stat_add(req->q, handler_bugs, 1);
-	fr_err("%s%s (request %llu, q%u); answering EIO",
-	       bug ? "handler bug: " : "", why,
-	       (unsigned long long)req->commit_id, req->q->idx);
-	oh->error = -EIO;
-	oh->len = sizeof(*oh);
-	req->hdr.ring_ent_in_out.payload_sz = 0;
-	req->zc_staged = 0;
-}
-
-/* Staged READ data: READ_FIXED from the stage memfd into the client's
- * pages; the commit follows its completion (rt_stage_done). */
-static bool rt_stage(struct ring_thread *rt, struct fring_req *req)
-{
-	struct io_uring_sqe *sqe;
-
-	if (rt->zc_dead) {
-		zc_fail(req, "connection gone before staged data moved", false);
-		return false;
-	}
-	sqe = rt_sqe(rt);
-	io_uring_prep_read_fixed(sqe, rt->stage_fd, NULL, req->zc_staged,
-				 stage_off(req), req->zc_slot);
-	io_uring_sqe_set_data64(sqe, ud_make(req, UD_STAGE));
-	req->zc_inflight++;
-	req->commit_held = true;
-	return true;
-}
-
-static void rt_stage_done(struct ring_thread *rt, struct fring_req *req,
-			  int res)
-{
-	req->zc_inflight--;
-	req->commit_held = false;
-	if (res != (int)req->zc_staged)
-		zc_fail(req, "staging READ data into the client's pages failed",
-			false);
-	req->zc_staged = 0;
-	if (!rt->stopping)
-		ring_commit(rt, req);
-}
-
 /* Commits an answered entry (and fetches the next request), unless fixed
  * ops still run on its zero-copy slot: committing ends the client request
  * and frees the slot for the next one. */
@@ -152,66 +79,6 @@ void ring_commit(struct ring_thread *rt, struct fring_req *req)
 }
 
 /* ---------------- the transport ops ---------------- */
-
-/*
- * Zero-copy answers carry no data: it is in the client's pages already. A
- * READ answered from memory is written to the stage memfd here (any
- * thread) and moved into the pages by the owning thread before the commit.
- * An answer claiming more bytes than fixed ops moved would expose stale
- * page contents (READ) or lose data (WRITE): EIO instead.
- */
-static int ring_send_zc(struct fring_req *req, struct iovec *iov, int cnt)
-{
-	struct fuse_out_header *oh = (void *)req->hdr.in_out;
-	size_t total = 0;
-	ssize_t n;
-
-	memcpy(oh, iov[0].iov_base, sizeof(*oh));
-	req->hdr.ring_ent_in_out.payload_sz = 0;
-	if (oh->error)
-		return 0;
-	for (int i = 1; i < cnt; i++)
-		total += iov[i].iov_len;
-	if (req->zc == ZC_WRITE) {
-		const struct fuse_write_out *wo = iov[1].iov_base;
-
-		if (cnt != 2 || iov[1].iov_len != sizeof(*wo) ||
-		    wo->size > req->zc_moved) {
-			zc_fail(req,
-				"zero-copy WRITE answered with more bytes "
-				"than left the client's pages",
-				true);
-			return 0;
-		}
-		memcpy(req->data, wo, sizeof(*wo));
-		req->hdr.ring_ent_in_out.payload_sz = sizeof(*wo);
-		return 0;
-	}
-	if (total == 0)
-		return 0;
-	if (cnt == 2 && !iov[1].iov_base) {
-		/* fring_reply_data(): placed by fixed ops */
-		if (total > req->zc_moved) {
-			zc_fail(req,
-				"zero-copy READ answered with more bytes "
-				"than reached the client's pages",
-				true);
-			return 0;
-		}
-		req->hdr.ring_ent_in_out.payload_sz = (uint32_t)total;
-		return 0;
-	}
-	n = pwritev(req->q->rt->stage_fd, iov + 1, cnt - 1,
-		    (off_t)stage_off(req));
-	if (n != (ssize_t)total) {
-		zc_fail(req, "staging READ data failed", false);
-		return n < 0 ? -errno : -EIO;
-	}
-	req->zc_staged = (uint32_t)total;
-	req->hdr.ring_ent_in_out.payload_sz = (uint32_t)total;
-	stat_add(req->q, zero_copy_staged, 1);
-	return 0;
-}
 
 /* Places the answer in the entry: header, then every output arg packed
  * from payload offset 0 (the kernel reads it from there). */
@@ -321,63 +188,6 @@ static void rt_drain_handoff(struct ring_thread *rt)
 	}
 }
 
-/*
- * The kernel names a request's pool buffer by its offset from the pool base
- * (buffer i at i * bsz). A request without a buffer reports 0 too, which is
- * harmless: such requests carry no payload. NULL for an offset that is not
- * the start of a buffer inside the pool.
- */
-char *ring_pool_buf(const struct fring_queue *q, size_t bsz, uint32_t off)
-{
-	if (!q->pool || !bsz || off % bsz || (size_t)off + bsz > q->pool_len)
-		return NULL;
-	return q->pool + off;
-}
-
-/*
- * A request whose pages the kernel put in the entry's slot. Its pool
- * buffer (if any) holds only the non-page bytes: for a WRITE, payload_sz
- * counts the page bytes too. Returns false after rejecting the request.
- */
-static bool rt_zc_request(struct ring_thread *rt, struct fring_req *req,
-			  uint32_t *psz)
-{
-	const struct fuse_in_header *ih = (const void *)req->hdr.in_out;
-	struct fring_queue *q = req->q;
-
-	if (!rt->rs->zero_copy) {
-		fring_reject(req, ih, "zero-copy request on a copying queue");
-		return false;
-	}
-	if (ih->opcode == FUSE_READ) {
-		const struct fuse_read_in *in = (const void *)req->hdr.op_in;
-
-		req->zc = ZC_READ;
-		req->zc_size = in->size;
-		stat_add(q, zero_copy_reads, 1);
-	} else if (ih->opcode == FUSE_WRITE) {
-		const struct fuse_write_in *in = (const void *)req->hdr.op_in;
-
-		if (in->size > *psz) {
-			fring_reject(req, ih,
-				     "zero-copy WRITE larger than "
-				     "its payload size");
-			return false;
-		}
-		*psz -= in->size;
-		req->zc = ZC_WRITE;
-		req->zc_size = in->size;
-		stat_add(q, zero_copy_writes, 1);
-	} else {
-		fring_reject(req, ih,
-			     "zero-copy flag on a request that is "
-			     "neither READ nor WRITE");
-		return false;
-	}
-	stat_add(q, zero_copy_requests, 1);
-	return true;
-}
-
 void rt_entry_request(struct ring_thread *rt, struct fring_req *req)
 {
 	struct fuse_uring_req_header *h = &req->hdr;
@@ -435,29 +245,6 @@ void rt_entry_request(struct ring_thread *rt, struct fring_req *req)
 	fring_dispatch(req, &m);
 }
 
-/*
- * The connection is ending. After an abort the kernel leaves zero-copy
- * slots registered, still pointing at the aborted requests' pages (a
- * READ_FIXED into one would write into memory the client got back):
- * refuse further fixed ops and empty every slot at once.
- */
-static void rt_zc_dead(struct ring_thread *rt)
-{
-	unsigned n = rt->nq * rt->rs->depth;
-	struct iovec *none;
-
-	if (!rt->rs->zero_copy || rt->zc_dead || !rt->registered)
-		return;
-	rt->zc_dead = true;
-	none = calloc(n, sizeof(*none));
-	if (!none || io_uring_register_buffers_update_tag(&rt->ring, rt->nq,
-							  none, NULL, n) < 0)
-		fr_warn("ring thread %u: could not clear the zero-copy "
-			"slots; closing the ring will",
-			rt->idx);
-	free(none);
-}
-
 static void rt_entry_cqe(struct ring_thread *rt, struct fring_req *req, int res)
 {
 	struct fring_session *se = rt->rs->se;
@@ -492,7 +279,7 @@ static void rt_entry_cqe(struct ring_thread *rt, struct fring_req *req, int res)
 	}
 }
 
-static void rt_cqe(struct ring_thread *rt, struct io_uring_cqe *cqe)
+void rt_cqe(struct ring_thread *rt, struct io_uring_cqe *cqe)
 {
 	uint64_t ud = cqe->user_data;
 
@@ -556,17 +343,8 @@ static int rt_alloc_entries(struct ring_thread *rt)
 		q->slots = calloc(rs->depth, sizeof(*q->slots));
 		if (!q->slots)
 			return -ENOMEM;
-		if (rs->pool != POOL_NONE) {
-			/* one contiguous, page-aligned, pre-faulted region;
-			 * buffer i is at i * payload_sz
-			 * (fuse_uring_add_bufpool) */
-			q->pool_len = (size_t)rs->pool_bufs * rs->payload_sz;
-			q->pool = mmap(NULL, q->pool_len, prot, flags, -1, 0);
-			if (q->pool == MAP_FAILED) {
-				q->pool = NULL;
-				return -ENOMEM;
-			}
-		}
+		if (rs->pool != POOL_NONE && rt_alloc_pool(rt, q))
+			return -ENOMEM;
 		for (unsigned e = 0; e < rs->depth; e++) {
 			struct fring_req *req = calloc(1, sizeof(*req));
 
@@ -597,26 +375,6 @@ static int rt_alloc_entries(struct ring_thread *rt)
 		}
 	}
 	return 0;
-}
-
-/*
- * Zero-copy: a sparse table, the pools at 0..nq-1, then one empty slot per
- * entry for the kernel to put client pages in (it refuses an occupied
- * one). Plus the memfd that stages READ answers given from memory.
- */
-static int rt_zc_table(struct ring_thread *rt, const struct iovec *pools)
-{
-	int ret = io_uring_register_buffers_sparse(
-		&rt->ring, rt->nq + rt->nq * rt->rs->depth);
-
-	if (ret)
-		return ret;
-	ret = io_uring_register_buffers_update_tag(&rt->ring, 0, pools, NULL,
-						   rt->nq);
-	if (ret < 0)
-		return ret;
-	rt->stage_fd = memfd_create("fring-zc-stage", MFD_CLOEXEC);
-	return rt->stage_fd < 0 ? -errno : 0;
 }
 
 /*
@@ -656,87 +414,15 @@ static int rt_setup(struct ring_thread *rt)
 		return -errno;
 	while (entries < rt->nq * rt->rs->depth * 2 + 8)
 		entries *= 2;
-	ret = ring_init(&rt->ring, entries);
+	ret = fault_hit(FAULT_RING_SETUP);
+	if (!ret)
+		ret = ring_init(&rt->ring, entries);
 	if (ret)
 		return ret;
 	rt->ring_ok = true;
-	if (rt->rs->pool == POOL_REGISTERED) {
-		struct iovec iov[rt->nq];
-
-		/* queue i of this thread uses fixed buffer i of this ring;
-		 * the kernel looks the pool up in the table of the ring that
-		 * submitted each entry's SQE */
-		for (unsigned i = 0; i < rt->nq; i++) {
-			iov[i].iov_base = rt->qs[i]->pool;
-			iov[i].iov_len = rt->qs[i]->pool_len;
-		}
-		if (rt->rs->zero_copy)
-			ret = rt_zc_table(rt, iov);
-		else
-			ret = io_uring_register_buffers(&rt->ring, iov, rt->nq);
-		if (ret)
-			return ret;
-		for (unsigned i = 0; i < rt->nq; i++)
-			rt->qs[i]->pool_index = (int)i;
-	}
+	if (rt->rs->pool == POOL_REGISTERED)
+		return rt_register_pools(rt);
 	return 0;
-}
-
-/*
- * Pool queues: ADD_QUEUE then ADD_BUFPOOL, each checked, before any
- * REGISTER (a REGISTER first would fix the queue in per-entry mode).
- * Returns 0, or the first error.
- */
-static int rt_add_pools(struct ring_thread *rt)
-{
-	unsigned want = 0;
-
-	for (unsigned i = 0; i < rt->nq; i++) {
-		struct fring_queue *q = rt->qs[i];
-
-		ring_prep_add_queue(rt_sqe(rt), q->fd, q->qid,
-				    rt->rs->zero_copy, ud_make(q, UD_SETUP));
-		ring_prep_add_bufpool(rt_sqe(rt), q->fd, q->qid, q->pool,
-				      (uint32_t)q->pool_len, q->pool_index,
-				      ud_make(q, UD_SETUP));
-		want += 2;
-	}
-	rt->setup_left = want;
-	rt->setup_res = 0;
-	while (rt->setup_left && !rt->stopping) {
-		struct io_uring_cqe *cqe;
-		unsigned head, n = 0;
-		int ret = io_uring_submit_and_wait(&rt->ring, 1);
-
-		if (ret < 0 && ret != -EINTR && ret != -EAGAIN)
-			return ret;
-		io_uring_for_each_cqe(&rt->ring, head, cqe)
-		{
-			rt_cqe(rt, cqe);
-			n++;
-		}
-		io_uring_cq_advance(&rt->ring, n);
-	}
-	if (rt->stopping && !rt->setup_res)
-		return -ECANCELED;
-	return rt->setup_res;
-}
-
-/*
- * The pools could not be set up after INIT offered io_uring: the kernel
- * would hold every request until the ring is ready, which it never will be.
- * A REGISTER the kernel refuses turns io_uring off for the connection
- * (fuse_uring_cmd()), and everything flows through /dev/fuse.
- */
-static void rt_force_fallback(struct ring_thread *rt)
-{
-	struct io_uring_sqe *sqe = rt_sqe(rt);
-	struct fring_queue *q = rt->qs[0];
-
-	ring_prep_register(sqe, q->fd, q->qid, q->slots[0]->reg_iov, -1, 0,
-			   ud_make(rt, UD_SETUP));
-	sqe->len = 1; /* invalid on purpose: -EINVAL */
-	io_uring_submit(&rt->ring);
 }
 
 static void rt_register_all(struct ring_thread *rt)
@@ -772,17 +458,29 @@ static void rt_register_all(struct ring_thread *rt)
 	rt->registered = true;
 }
 
+/* Submits and waits for one completion. A failure leaves the SQEs queued
+ * (liburing advanced the tail the kernel did not read): the next call
+ * submits them again. */
+int rt_submit_wait(struct ring_thread *rt)
+{
+	int ret = fault_hit(FAULT_RING_SUBMIT);
+
+	return ret ? ret : io_uring_submit_and_wait(&rt->ring, 1);
+}
+
 static void rt_loop(struct ring_thread *rt)
 {
 	while (!rt->stopping) {
 		struct io_uring_cqe *cqe;
 		unsigned head, n = 0;
-		int ret = io_uring_submit_and_wait(&rt->ring, 1);
+		int ret = rt_submit_wait(rt);
 
 		if (ret < 0 && ret != -EINTR && ret != -EAGAIN &&
 		    ret != -EBUSY) {
-			fr_err("ring thread %u: io_uring_enter: %s", rt->idx,
-			       strerror(-ret));
+			fr_err("ring thread %u: io_uring_enter: %s; ending the "
+			       "session",
+			       rt->idx, strerror(-ret));
+			atomic_store(&rt->rs->fatal_err, ret);
 			fring_session_exit(rt->rs->se);
 			break;
 		}

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The io_uring transport's private state (ring.c, ring_io.c). */
+/* The io_uring transport's private state (ring.c, ring_io.c, ring_zc.c,
+ * ring_pool.c). */
 #ifndef FRING_RING_H
 #define FRING_RING_H
 
@@ -67,6 +68,8 @@ struct ring_state {
 	unsigned nready;
 	enum ring_phase phase;
 	int failed_err;
+	/* an io_uring_enter error that ended the session: its exit status */
+	_Atomic int fatal_err;
 };
 
 /* A handler's own I/O on the ring, completed on the queue thread. */
@@ -84,6 +87,27 @@ struct ring_io {
 	uint64_t zc_addr;
 	struct ring_io *next;
 };
+
+/* What a CQE's user_data points at, in its low bits (objects are 8-aligned). */
+enum ud_tag {
+	UD_ENTRY = 0, /* a fring_req: REGISTER or COMMIT_AND_FETCH */
+	UD_IO = 1,    /* a ring_io: backing I/O issued by a handler */
+	UD_WAKE = 2,  /* the wake-up eventfd read */
+	UD_EXIT = 3,  /* the poll on the session's exit eventfd */
+	UD_SETUP = 4, /* ADD_QUEUE / ADD_BUFPOOL of a queue */
+	UD_STAGE = 5, /* a fring_req: staged READ data into its zc slot */
+	UD_MASK = 7,
+};
+
+static inline uint64_t ud_make(void *p, enum ud_tag tag)
+{
+	return (uint64_t)(uintptr_t)p | tag;
+}
+
+static inline void *ud_ptr(uint64_t ud)
+{
+	return (void *)(uintptr_t)(ud & ~(uint64_t)UD_MASK);
+}
 
 FRING_HIDDEN extern const struct fring_tp fring_tp_ring;
 FRING_HIDDEN unsigned ring_nr_queues(void);
@@ -114,5 +138,27 @@ FRING_HIDDEN int ring_helper_handoff(struct fring_req *req, int fd, off_t off,
 FRING_HIDDEN void ring_io_start_handed(struct ring_thread *rt,
 				       struct ring_io *list);
 FRING_HIDDEN void ring_commit(struct ring_thread *rt, struct fring_req *req);
+
+/* ring.c, for the zero-copy and pool parts */
+FRING_HIDDEN struct io_uring_sqe *rt_sqe(struct ring_thread *rt);
+FRING_HIDDEN void rt_cqe(struct ring_thread *rt, struct io_uring_cqe *cqe);
+FRING_HIDDEN int rt_submit_wait(struct ring_thread *rt);
+
+/* ring_zc.c */
+FRING_HIDDEN bool rt_zc_request(struct ring_thread *rt, struct fring_req *req,
+				uint32_t *psz);
+FRING_HIDDEN int ring_send_zc(struct fring_req *req, struct iovec *iov,
+			      int cnt);
+FRING_HIDDEN bool rt_stage(struct ring_thread *rt, struct fring_req *req);
+FRING_HIDDEN void rt_stage_done(struct ring_thread *rt, struct fring_req *req,
+				int res);
+FRING_HIDDEN void rt_zc_dead(struct ring_thread *rt);
+FRING_HIDDEN int rt_zc_table(struct ring_thread *rt, const struct iovec *pools);
+
+/* ring_pool.c */
+FRING_HIDDEN int rt_alloc_pool(struct ring_thread *rt, struct fring_queue *q);
+FRING_HIDDEN int rt_register_pools(struct ring_thread *rt);
+FRING_HIDDEN int rt_add_pools(struct ring_thread *rt);
+FRING_HIDDEN void rt_force_fallback(struct ring_thread *rt);
 
 #endif

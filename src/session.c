@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fault.h"
 #include "ring.h"
 
 /* how long run() waits at the end for answers handlers still owe */
@@ -277,9 +278,13 @@ int fring_session_new(const struct fring_ops *ops, size_t ops_size,
 		      fring_session_t **out)
 {
 	struct fring_session *se;
+	int ret;
 
 	if (!ops || !out)
 		return -EINVAL;
+	ret = fault_setup();
+	if (ret)
+		return ret;
 	if (ops_size > sizeof(struct fring_ops)) {
 		fr_err("struct fring_ops is larger than this library knows "
 		       "(%zu > %zu): built against a newer libfring?",
@@ -563,6 +568,10 @@ int fring_session_run(fring_session_t *se)
 	wait_for_exit(se);
 	wake_slot_waiters(se);
 	ring_stop(se);
+	/* the kernel fails what the dead ring held (ENOTCONN) when the
+	 * device closes; the process says the session failed */
+	if (!ret && se->ring)
+		ret = atomic_load(&se->ring->fatal_err);
 	dev_stop(se);
 	drain(se);
 	session_call_destroy(se);

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fault.h"
 #include "fring_int.h"
 
 uint64_t fring_now_ns(void)
@@ -48,6 +49,7 @@ static void stats_read(const struct fring_qstats *in, struct fring_stats *o)
 	o->zero_copy_reads = LD(zero_copy_reads);
 	o->zero_copy_writes = LD(zero_copy_writes);
 	o->zero_copy_staged = LD(zero_copy_staged);
+	o->send_failures = LD(send_failures);
 	for (unsigned i = 0; i < FRING_STATS_OPCODES; i++)
 		o->by_opcode[i] = LD(by_opcode[i]);
 }
@@ -70,6 +72,7 @@ static void stats_sum(struct fring_stats *t, const struct fring_stats *s)
 	t->zero_copy_reads += s->zero_copy_reads;
 	t->zero_copy_writes += s->zero_copy_writes;
 	t->zero_copy_staged += s->zero_copy_staged;
+	t->send_failures += s->send_failures;
 	if (s->max_latency_ns > t->max_latency_ns)
 		t->max_latency_ns = s->max_latency_ns;
 	for (unsigned i = 0; i < FRING_STATS_OPCODES; i++)
@@ -99,6 +102,10 @@ int fring_session_stats(const fring_session_t *s, unsigned q,
 		stats_read(&s->side->stats, &one);
 		stats_sum(out, &one);
 	}
+#ifdef FRING_FAULT_INJECTION
+	for (int p = 0; p < FAULT_NPOINTS; p++)
+		out->faults_injected += fault_injected((enum fault_point)p);
+#endif
 	return 0;
 }
 
@@ -112,7 +119,7 @@ static void json_counters(FILE *f, const struct fring_stats *st)
 		"\"handler_bugs\":%llu,\"max_latency_ns\":%llu,"
 		"\"ring_entries\":%llu,\"pool_requests\":%llu,"
 		"\"zero_copy_reads\":%llu,\"zero_copy_writes\":%llu,"
-		"\"zero_copy_staged\":%llu",
+		"\"zero_copy_staged\":%llu,\"send_failures\":%llu",
 		(unsigned long long)st->requests,
 		(unsigned long long)st->replies, (unsigned long long)st->errors,
 		(unsigned long long)st->malformed,
@@ -127,7 +134,8 @@ static void json_counters(FILE *f, const struct fring_stats *st)
 		(unsigned long long)st->pool_requests,
 		(unsigned long long)st->zero_copy_reads,
 		(unsigned long long)st->zero_copy_writes,
-		(unsigned long long)st->zero_copy_staged);
+		(unsigned long long)st->zero_copy_staged,
+		(unsigned long long)st->send_failures);
 }
 
 /* The JSON grows with the number of queues (one per possible CPU on the
@@ -159,7 +167,19 @@ int fring_session_write_stats(const fring_session_t *s, int fd)
 			(unsigned long long)st.by_opcode[i]);
 		first = false;
 	}
-	fputs("},\"per_queue\":[", f);
+	fputc('}', f);
+#ifdef FRING_FAULT_INJECTION
+	fring_session_stats(s, FRING_STATS_ALL, &st);
+	fprintf(f, ",\"faults_injected\":%llu,\"faults\":{",
+		(unsigned long long)st.faults_injected);
+	for (int p = 0; p < FAULT_NPOINTS; p++)
+		fprintf(f, "%s\"%s\":%llu", p ? "," : "",
+			fault_point_name((enum fault_point)p),
+			(unsigned long long)fault_injected(
+				(enum fault_point)p));
+	fputc('}', f);
+#endif
+	fputs(",\"per_queue\":[", f);
 	for (unsigned q = 0; q < s->nqueues; q++) {
 		fring_session_stats(s, q, &st);
 		fprintf(f, "%s{\"queue\":%u,", q ? "," : "", q);

@@ -26,7 +26,13 @@ static const char usage_text[] =
 	"    -o cache=MODE          never: direct I/O, no page cache;\n"
 	"                           auto (default): keep the page cache of a\n"
 	"                           file that did not change since last seen;\n"
-	"                           always: always keep it";
+	"                           always: always keep it"
+#ifdef FRING_FAULT_INJECTION
+	"\n    -o fault=KIND[:N]      every Nth READ/WRITE fails: eio,\n"
+	"                           enospc (writes) or short (writes store\n"
+	"                           half) (fault injection builds only)"
+#endif
+	;
 
 static int parse_seconds(const char *key, const char *value, double *out)
 {
@@ -67,6 +73,10 @@ static int pt_opt(void *userdata, const char *key, const char *value)
 		}
 		return 0;
 	}
+#ifdef FRING_FAULT_INJECTION
+	if (!strcmp(key, "fault"))
+		return pt_fault_opt(fs, value);
+#endif
 	return -ENOENT;
 }
 

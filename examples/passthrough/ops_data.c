@@ -247,19 +247,41 @@ void pt_tmpfile(fring_req_t *req, fring_ino_t parent, mode_t mode,
 void pt_read(fring_req_t *req, fring_ino_t ino, size_t size, off_t off,
 	     struct fring_file *fi, const struct fring_buf *dst)
 {
+	int fault = pt_fault_next(pt_fs(req), false);
+
 	(void)ino;
 	(void)dst;
+	if (fault > 0) {
+		fring_reply_err(req, fault);
+		return;
+	}
 	fring_read_from_fd(req, (int)fi->fh, off, size);
 }
 
 void pt_write(fring_req_t *req, fring_ino_t ino, const struct fring_buf *src,
 	      off_t off, struct fring_file *fi)
 {
+	int fault = pt_fault_next(pt_fs(req), true);
+
 	(void)ino;
-	(void)src;
 	if (fi->kill_suidgid) /* the writer lacks CAP_FSETID */
 		pt_kill_suidgid((int)fi->fh);
-	fring_write_to_fd(req, (int)fi->fh, off);
+	if (fault < 0 && src->mem) {
+		/* a short write: the kernel reports the count to the caller
+		 * (fuse_perform_write, fuse_direct_io) */
+		ssize_t n =
+			pwrite((int)fi->fh, src->mem, (src->size + 1) / 2, off);
+
+		if (n < 0)
+			fring_reply_err(req, errno);
+		else
+			fring_reply_write(req, (size_t)n);
+		return;
+	}
+	if (fault)
+		fring_reply_err(req, fault > 0 ? fault : EIO);
+	else
+		fring_write_to_fd(req, (int)fi->fh, off);
 }
 
 void pt_flush(fring_req_t *req, fring_ino_t ino, struct fring_file *fi)

@@ -53,6 +53,14 @@ enum pt_cache {
 	PT_CACHE_ALWAYS, /* always keep the page cache */
 };
 
+/* -o fault= (fault.c): what the backing store pretends to do */
+enum pt_fault {
+	PT_FAULT_NONE,
+	PT_FAULT_EIO,
+	PT_FAULT_ENOSPC,
+	PT_FAULT_SHORT,
+};
+
 /* Node ids handed out by the counter start here. */
 #define PT_ALLOC_BASE (UINT64_C(1) << 63)
 
@@ -87,6 +95,9 @@ struct pt_fs {
 	double entry_timeout;
 	double attr_timeout;
 	enum pt_cache cache;
+	enum pt_fault fault;
+	unsigned fault_every;
+	_Atomic unsigned fault_count; /* data requests the fault applies to */
 
 	/* state */
 	struct pt_inode root;
@@ -109,6 +120,21 @@ static inline struct pt_fs *pt_fs(fring_req_t *req)
 {
 	return fring_req_userdata(req);
 }
+
+/* ------------------------------------------------------------------ */
+/* fault.c: backing store faults (-Dfault_injection=true builds) */
+#ifdef FRING_FAULT_INJECTION
+int pt_fault_opt(struct pt_fs *fs, const char *value);
+/* 0: do the I/O; an errno to answer; -1: store half of a WRITE */
+int pt_fault_next(struct pt_fs *fs, bool is_write);
+#else
+static inline int pt_fault_next(struct pt_fs *fs, bool is_write)
+{
+	(void)fs;
+	(void)is_write;
+	return 0;
+}
+#endif
 
 /* ------------------------------------------------------------------ */
 /* inodes.c: the inode table */

@@ -860,7 +860,12 @@ struct fring_stats {
 	uint64_t zero_copy_writes; /**< WRITEs served from client pages */
 	/** zero-copy READs answered from memory, staged through a memfd */
 	uint64_t zero_copy_staged;
-	uint64_t reserved[3]; /**< zero; room for later counters */
+	/** answers /dev/fuse refused (each then answered EIO instead) */
+	uint64_t send_failures;
+	/** faults injected (FRING_FAULT; builds with fault injection only),
+	 * process-wide: in the sum over all queues only */
+	uint64_t faults_injected;
+	uint64_t reserved[1]; /**< zero; room for a later counter */
 };
 /** fring_session_stats()'s q for the sum of all queues. */
 #define FRING_STATS_ALL (~0u)
