@@ -115,7 +115,8 @@ void req_begin(struct fring_req *req, uint64_t unique)
 	atomic_store(&req->answered, false);
 	atomic_store(&req->interrupted, false);
 	req->flags = 0;
-	req->t_start = fring_now_ns();
+	atomic_store_explicit(&req->t_start, fring_now_ns(),
+			      memory_order_relaxed);
 	atomic_store(&req->unique, unique);
 	stat_add(req->q, requests, 1);
 	stat_add(req->q, in_flight, 1);

@@ -592,8 +592,10 @@ struct fring_stats {
 	uint64_t zero_copy_requests; /**< requests whose data went zero-copy */
 	uint64_t pool_waits;	     /**< times a pool buffer was not free */
 	uint64_t in_flight;	     /**< requests received but unanswered */
-	uint64_t handler_bugs;	     /**< missing or double answers */
-	uint64_t max_latency_ns;     /**< slowest request */
+	/** handler mistakes, each logged: no answer, a second answer, the
+	 * wrong answer type, more data than asked, an errno outside 1..511 */
+	uint64_t handler_bugs;
+	uint64_t max_latency_ns;		 /**< slowest request */
 	uint64_t by_opcode[FRING_STATS_OPCODES]; /**< requests per opcode */
 	uint64_t ring_entries;	/**< ring entries registered with the kernel */
 	uint64_t pool_requests; /**< requests whose data was in a pool buffer */
@@ -601,7 +603,12 @@ struct fring_stats {
 	uint64_t zero_copy_writes; /**< WRITEs served from client pages */
 	/** zero-copy READs answered from memory, staged through a memfd */
 	uint64_t zero_copy_staged;
-	uint64_t reserved[3];
+	/** age of the oldest request received and not answered yet (0: none);
+	 * measured when read, the largest of the queues for the total. A
+	 * handler that never answers shows here long before the kernel's
+	 * request_timeout, if any, aborts the connection. */
+	uint64_t oldest_pending_ns;
+	uint64_t reserved[2];
 };
 /** Counters of queue q (q < fring_session_queues()), or of all queues
  * summed when q == FRING_STATS_ALL. Returns 0 or -EINVAL. */
