@@ -241,6 +241,13 @@ part_b() {
 		show_log "$TMP/b.log"
 		return
 	fi
+	# fring_main() mounts with default_permissions unless told otherwise
+	if [[ ,${FRING_E2E_OPTS:-}, == *,no_default_permissions,* ]]; then
+		skip lifecycle.default_permissions "FRING_E2E_OPTS has no_default_permissions"
+	else
+		check lifecycle.default_permissions "expected default_permissions in the mount's options" \
+			grep -q "$dir .*default_permissions" /proc/self/mountinfo
+	fi
 	timeout $T sh -c "printf 'still here' > '$dir/f'"
 	exec 7<"$dir/f"
 	check lifecycle.lazy_umount "expected umount -l to work" umount -l "$dir"
