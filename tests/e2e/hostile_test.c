@@ -439,11 +439,19 @@ static void too_much_data(struct mount *a)
 static void bad_errnos(struct mount *a)
 {
 	for (int i = 0; i < NERRS; i++) {
-		const char *why = errs[i] == 0	  ? "wrong reply type"
-				  : errs[i] == 13 ? NULL
-						  : "errno out of range";
-		uint64_t b = bugs(a);
-		int l = why ? log_count(why, "OPEN") : 0;
+		char range[64];
+		const char *why = range;
+		uint64_t b;
+		int l;
+
+		snprintf(range, sizeof(range), "errno %d out of range 1..511",
+			 errs[i]);
+		if (errs[i] == 0)
+			why = "wrong reply type";
+		else if (errs[i] == 13)
+			why = NULL;
+		b = bugs(a);
+		l = why ? log_count(why, "OPEN") : 0;
 		char path[96];
 		int fd;
 
