@@ -53,6 +53,7 @@ enum {
 static const char good[] = "good data, byte for byte\n";
 static const char first[] = "the first answer\n";
 static const char late[] = "answered late\n";
+static char big[4097];
 
 /* errnos handlers might pass; only 13 is valid */
 static const int errs[] = {-ENOENT, 0, 512, 4096, 100000, INT_MIN, 13};
@@ -185,8 +186,12 @@ static void h_read(fring_req_t *req, fring_ino_t ino, size_t size, off_t off,
 		atomic_store(&s->second_ret, fring_reply_buf(req, "second", 6));
 		return;
 	case INO_BIG:
-		memset(dst->mem, 'B', size + 1);
-		fring_reply_data(req, size + 1);
+		/* from memory of ours: dst may be the client's pages
+		 * (zerocopy), which only fixed io_uring ops reach */
+		if (size >= sizeof(big))
+			return (void)fring_reply_err(req, EFBIG);
+		memset(big, 'B', size + 1);
+		fring_reply_buf(req, big, size + 1);
 		return;
 	case INO_NOANSWER:
 		return;
