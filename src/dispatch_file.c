@@ -121,7 +121,13 @@ const struct fuse_read_in *read_common(struct fring_req *req,
 			fi->lock_owner = in->lock_owner;
 	}
 	req->max_out = in->size;
-	set_buf(req, req->data, in->size);
+	/* A file's bytes end at INT64_MAX (the kernel's s_maxbytes), so a
+	 * handler may add off + size in off_t; directory offsets are the
+	 * filesystem's cookies and are left alone. */
+	if (req->opcode == FUSE_READ &&
+	    in->size > (uint64_t)INT64_MAX - in->offset)
+		req->max_out = (uint32_t)((uint64_t)INT64_MAX - in->offset);
+	set_buf(req, req->data, req->max_out);
 	return in;
 }
 
@@ -130,7 +136,7 @@ void do_read(struct fring_req *req, struct fring_msg *m)
 	const struct fuse_read_in *in = read_common(req, m);
 
 	if (in)
-		CALL_OR(read, ENOSYS, req, req->nodeid, in->size,
+		CALL_OR(read, ENOSYS, req, req->nodeid, req->max_out,
 			(off_t)in->offset, &req->fi, &req->buf);
 }
 
@@ -245,6 +251,7 @@ void do_copy_file_range(struct fring_req *req, struct fring_msg *m)
 {
 	const struct fuse_copy_file_range_in *in = take_arg0(m, sizeof(*in));
 	struct fring_file *fi_in, *fi_out = &req->fi_out;
+	uint64_t far, len;
 
 	NEED(in, "short copy_file_range_in");
 	if (in->off_in > (uint64_t)INT64_MAX ||
@@ -252,10 +259,15 @@ void do_copy_file_range(struct fring_req *req, struct fring_msg *m)
 		reply_errno(req, EINVAL);
 		return;
 	}
+	/* copy_file_range() may copy less than asked: neither range may end
+	 * past INT64_MAX, where a handler's off + len would overflow */
+	far = in->off_in > in->off_out ? in->off_in : in->off_out;
+	len = in->len > (uint64_t)INT64_MAX - far ? (uint64_t)INT64_MAX - far
+						  : in->len;
 	fi_in = fi_fh(req, in->fh_in);
 	memset(fi_out, 0, sizeof(*fi_out));
 	fi_out->fh = in->fh_out;
 	CALL_OR(copy_file_range, ENOSYS, req, req->nodeid, (off_t)in->off_in,
-		fi_in, in->nodeid_out, (off_t)in->off_out, fi_out,
-		(size_t)in->len, (int)in->flags);
+		fi_in, in->nodeid_out, (off_t)in->off_out, fi_out, (size_t)len,
+		(int)in->flags);
 }

@@ -45,6 +45,14 @@ void do_setxattr(struct fring_req *req, struct fring_msg *m)
 		(int)in->flags);
 }
 
+/* The VFS never asks for more than XATTR_SIZE_MAX (vfs_getxattr(),
+ * listxattr()'s XATTR_LIST_MAX is the same); a handler sizing a buffer from
+ * the request gets at most that. */
+static uint32_t xattr_out_size(const struct fuse_getxattr_in *in)
+{
+	return in->size > XATTR_SIZE_MAX_ ? XATTR_SIZE_MAX_ : in->size;
+}
+
 void do_getxattr(struct fring_req *req, struct fring_msg *m)
 {
 	const struct fuse_getxattr_in *in = take_arg0(m, sizeof(*in));
@@ -54,8 +62,8 @@ void do_getxattr(struct fring_req *req, struct fring_msg *m)
 	name = take_str(m);
 	if (!xattr_name_ok(req, name))
 		return;
-	req->max_out = in->size;
-	CALL_OR(getxattr, ENOSYS, req, req->nodeid, name, in->size);
+	req->max_out = xattr_out_size(in);
+	CALL_OR(getxattr, ENOSYS, req, req->nodeid, name, req->max_out);
 }
 
 void do_listxattr(struct fring_req *req, struct fring_msg *m)
@@ -63,8 +71,8 @@ void do_listxattr(struct fring_req *req, struct fring_msg *m)
 	const struct fuse_getxattr_in *in = take_arg0(m, sizeof(*in));
 
 	NEED(in, "short getxattr_in");
-	req->max_out = in->size;
-	CALL_OR(listxattr, ENOSYS, req, req->nodeid, in->size);
+	req->max_out = xattr_out_size(in);
+	CALL_OR(listxattr, ENOSYS, req, req->nodeid, req->max_out);
 }
 
 void do_removexattr(struct fring_req *req, struct fring_msg *m)

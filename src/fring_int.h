@@ -34,14 +34,15 @@ FRING_HIDDEN bool fring_log_enabled(enum fring_log_level lvl);
 #define FRING_NAME_LEN 256
 struct fring_config {
 	enum fring_transport transport;
-	unsigned queues;	/* 0: one per possible CPU */
-	unsigned max_write;	/* bytes */
-	unsigned max_read;	/* 0: unlimited */
-	unsigned max_readahead; /* 0: kernel's offer */
-	unsigned max_async;	/* per-queue cap on unanswered requests */
-	unsigned queue_depth;	/* ring entries per queue */
-	unsigned threads;	/* ring threads; 0: one per queue */
-	unsigned pool_bufs;	/* buffers per queue pool; 0: queue_depth */
+	unsigned queues;	  /* 0: one per possible CPU */
+	unsigned max_write;	  /* bytes */
+	unsigned max_read;	  /* 0: unlimited */
+	unsigned max_readahead;	  /* 0: kernel's offer */
+	unsigned max_async;	  /* per-queue cap on unanswered requests */
+	unsigned queue_depth;	  /* ring entries per queue */
+	unsigned threads;	  /* ring threads; 0: one per queue */
+	unsigned pool_bufs;	  /* buffers per queue pool; 0: queue_depth */
+	unsigned request_timeout; /* seconds; 0: none asked (kernel default) */
 	bool allow_other;
 	bool default_permissions;
 	bool ro;
@@ -97,7 +98,8 @@ struct fring_req {
 	atomic_int refs;
 	atomic_bool answered;
 	atomic_bool interrupted;
-	uint64_t t_start;
+	/* atomic: the stats' oldest-pending scan reads it from other threads */
+	_Atomic uint64_t t_start;
 	uint32_t max_out; /* bytes of data the kernel asked for, if any */
 	/* the data buffer handed to read/write/readdir handlers */
 	struct fring_buf buf;

@@ -115,6 +115,18 @@ int init_negotiate(struct fring_session *se, const struct fuse_init_in *inp,
 	if (c->max_pages > limit)
 		c->max_pages = limit;
 	c->time_gran = 1;
+	if (se->cfg.request_timeout) {
+		/* The kernel ignores the field without the flag
+		 * (process_init_reply()), so asking an old kernel is moot. */
+		if (c->capable & FUSE_REQUEST_TIMEOUT) {
+			c->want |= FUSE_REQUEST_TIMEOUT;
+			c->request_timeout = se->cfg.request_timeout;
+		} else {
+			fr_warn("request_timeout=%u: the kernel (FUSE %u.%u) "
+				"does not offer request timeouts; ignored",
+				se->cfg.request_timeout, in.major, in.minor);
+		}
+	}
 
 	if (se->ops.init) {
 		uint32_t proposed_pages = c->max_pages;
@@ -150,6 +162,8 @@ int init_negotiate(struct fring_session *se, const struct fuse_init_in *inp,
 		c->congestion_threshold = 65535;
 	if (c->request_timeout > 65535)
 		c->request_timeout = 65535;
+	if (!(c->want & FUSE_REQUEST_TIMEOUT))
+		c->request_timeout = 0;
 
 	out->minor = in.minor < FUSE_KERNEL_MINOR_VERSION
 			     ? in.minor

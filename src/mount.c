@@ -4,6 +4,7 @@
  * helper, which hands the /dev/fuse fd back over a unix socket named by
  * $_FUSE_COMMFD (one byte of data and one SCM_RIGHTS fd).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "fring_int.h"
 
 #define FUSERMOUNT	  "fusermount3"
+#define FUSE_CONF	  "/etc/fuse.conf"
 #define CAP_SYS_ADMIN_BIT 21
 
 static bool has_cap_sys_admin(void)
@@ -38,6 +40,34 @@ static bool has_cap_sys_admin(void)
 	}
 	fclose(f);
 	return ret;
+}
+
+/*
+ * fusermount3 gives a user allow_other only when fuse.conf has a line
+ * "user_allow_other" (comments and blanks stripped, as its read_conf()
+ * does); it would refuse later with a message of its own, after forking.
+ */
+static bool user_allow_other(void)
+{
+	FILE *f = fopen(FUSE_CONF, "re");
+	char line[256];
+	bool ok = false;
+
+	if (!f)
+		return false;
+	while (!ok && fgets(line, sizeof(line), f)) {
+		char *s = line, *e;
+
+		s[strcspn(s, "#")] = '\0';
+		while (isspace((unsigned char)*s))
+			s++;
+		e = s + strlen(s);
+		while (e > s && isspace((unsigned char)e[-1]))
+			*--e = '\0';
+		ok = !strcmp(s, "user_allow_other");
+	}
+	fclose(f);
+	return ok;
 }
 
 int check_mountpoint(const char *mnt)
@@ -253,10 +283,17 @@ int mount_fuse(struct fring_session *se, const char *mnt)
 	se->mountpoint = strdup(abs);
 	if (!se->mountpoint)
 		return -ENOMEM;
-	if (has_cap_sys_admin())
+	if (has_cap_sys_admin()) {
 		ret = mount_direct(se, abs);
-	else
+	} else if (se->cfg.allow_other && !user_allow_other()) {
+		/* allow_other lets every user reach this daemon's code */
+		fr_err("mount of %s refused: allow_other needs root "
+		       "(CAP_SYS_ADMIN) or a line \"user_allow_other\" in %s",
+		       abs, FUSE_CONF);
+		return -EPERM;
+	} else {
 		ret = mount_fusermount(se, abs);
+	}
 	if (ret)
 		return ret;
 	se->mounted = true;

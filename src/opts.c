@@ -128,6 +128,9 @@ int fring_config_set(fring_config_t *cfg, const char *key, const char *val)
 		return parse_uint(key, val, 1, 65536, &cfg->pool_bufs);
 	if (!strcmp(key, "threads"))
 		return parse_uint(key, val, 1, 4096, &cfg->threads);
+	/* the kernel's field is 16 bits (fuse_init_out.request_timeout) */
+	if (!strcmp(key, "request_timeout"))
+		return parse_uint(key, val, 0, 65535, &cfg->request_timeout);
 	if (!strcmp(key, "max_async"))
 		return parse_uint(key, val, 1, 65536, &cfg->max_async);
 	if (!strcmp(key, "allow_other"))
@@ -212,6 +215,10 @@ void fring_config_help(FILE *out)
 	      "queue)\n"
 	      "    pool_bufs=N            buffers per queue pool (bufpool "
 	      "rungs; default: queue_depth)\n"
+	      "    request_timeout=S      abort the connection when a request "
+	      "is\n"
+	      "                           unanswered for S s (kernel: 15 s "
+	      "or more)\n"
 	      "    zero_copy_opt_in       zerocopy: only opens that set "
 	      "zero_copy get it\n"
 	      "    allow_other            let other users in (root, or "

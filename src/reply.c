@@ -6,6 +6,7 @@
  * than the kernel asked for).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "fring_int.h"
@@ -86,7 +87,7 @@ static bool has_data_limit(uint32_t op)
 static void note_bug(struct fring_req *req, const char *what)
 {
 	stat_add(req->q, handler_bugs, 1);
-	fr_err("handler bug: %s for %s (unique %llu); answering EIO", what,
+	fr_err("handler bug: %s (%s, unique %llu); answering EIO", what,
 	       fring_opname(req->opcode),
 	       (unsigned long long)atomic_load(&req->unique));
 }
@@ -195,9 +196,15 @@ int reply_send(struct fring_req *req, int error, const struct iovec *args,
 int reply_errno(struct fring_req *req, int err)
 {
 	if (err < 0 || err >= 512) {
+		char what[48];
+
 		if (!claim(req))
 			return -EALREADY;
-		note_bug(req, "errno out of range");
+		/* the kernel refuses an error outside -511..-1 (and the
+		 * answer with it) in fuse_dev_do_write() */
+		snprintf(what, sizeof(what), "errno %d out of range 1..511",
+			 err);
+		note_bug(req, what);
 		return send_claimed(req, -EIO, NULL, 0);
 	}
 	if (err == 0)

@@ -16,6 +16,16 @@
 #include "fault.h"
 #include "ring.h"
 
+/* valgrind's client requests cost a few instructions outside valgrind */
+#if defined(__has_include)
+#if __has_include(<valgrind/memcheck.h>)
+#include <valgrind/memcheck.h>
+#endif
+#endif
+#ifndef VALGRIND_MAKE_MEM_UNDEFINED
+#define VALGRIND_MAKE_MEM_UNDEFINED(p, n) ((void)(p), (void)(n))
+#endif
+
 /* how long run() waits at the end for answers handlers still owe */
 #define FRING_DRAIN_MS 2000
 
@@ -116,7 +126,13 @@ void req_begin(struct fring_req *req, uint64_t unique)
 	atomic_store(&req->answered, false);
 	atomic_store(&req->interrupted, false);
 	req->flags = 0;
-	req->t_start = fring_now_ns();
+	/* What an earlier answer left in the encoding areas counts as never
+	 * written under valgrind: an encoder sending a byte it did not set
+	 * then fails e2e-dev-valgrind-posix_suite instead of leaking it. */
+	(void)VALGRIND_MAKE_MEM_UNDEFINED(req->out.raw, sizeof(req->out.raw));
+	(void)VALGRIND_MAKE_MEM_UNDEFINED(req->small, sizeof(req->small));
+	atomic_store_explicit(&req->t_start, fring_now_ns(),
+			      memory_order_relaxed);
 	atomic_store(&req->unique, unique);
 	stat_add(req->q, requests, 1);
 	stat_add(req->q, in_flight, 1);

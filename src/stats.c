@@ -55,6 +55,34 @@ static void stats_read(const struct fring_qstats *in, struct fring_stats *o)
 }
 #undef LD
 
+/* The slot table only grows while the session lives, under the queue's
+ * lock; a slot is pending from req_begin() until its answer is claimed. */
+static uint64_t oldest_pending(const struct fring_queue *cq, uint64_t now)
+{
+	struct fring_queue *q = (struct fring_queue *)cq;
+	uint64_t oldest = 0;
+
+	pthread_mutex_lock(&q->lock);
+	for (unsigned i = 0; i < q->nslots; i++) {
+		struct fring_req *r = q->slots[i];
+		uint64_t t;
+
+		if (!atomic_load(&r->unique) || atomic_load(&r->answered))
+			continue;
+		t = atomic_load_explicit(&r->t_start, memory_order_relaxed);
+		if (t && t < now && now - t > oldest)
+			oldest = now - t;
+	}
+	pthread_mutex_unlock(&q->lock);
+	return oldest;
+}
+
+static void queue_read(const struct fring_queue *q, struct fring_stats *o)
+{
+	stats_read(&q->stats, o);
+	o->oldest_pending_ns = oldest_pending(q, fring_now_ns());
+}
+
 static void stats_sum(struct fring_stats *t, const struct fring_stats *s)
 {
 	t->requests += s->requests;
@@ -75,6 +103,8 @@ static void stats_sum(struct fring_stats *t, const struct fring_stats *s)
 	t->send_failures += s->send_failures;
 	if (s->max_latency_ns > t->max_latency_ns)
 		t->max_latency_ns = s->max_latency_ns;
+	if (s->oldest_pending_ns > t->oldest_pending_ns)
+		t->oldest_pending_ns = s->oldest_pending_ns;
 	for (unsigned i = 0; i < FRING_STATS_OPCODES; i++)
 		t->by_opcode[i] += s->by_opcode[i];
 }
@@ -89,17 +119,17 @@ int fring_session_stats(const fring_session_t *s, unsigned q,
 	if (q != FRING_STATS_ALL) {
 		if (q >= s->nqueues || !s->queues)
 			return -EINVAL;
-		stats_read(&s->queues[q].stats, out);
+		queue_read(&s->queues[q], out);
 		return 0;
 	}
 	memset(out, 0, sizeof(*out));
 	for (unsigned i = 0; s->queues && i < s->nqueues; i++) {
-		stats_read(&s->queues[i].stats, &one);
+		queue_read(&s->queues[i], &one);
 		stats_sum(out, &one);
 	}
 	/* the /dev/fuse side channel of the ring transports */
 	if (s->side) {
-		stats_read(&s->side->stats, &one);
+		queue_read(s->side, &one);
 		stats_sum(out, &one);
 	}
 #ifdef FRING_FAULT_INJECTION
@@ -119,7 +149,8 @@ static void json_counters(FILE *f, const struct fring_stats *st)
 		"\"handler_bugs\":%llu,\"max_latency_ns\":%llu,"
 		"\"ring_entries\":%llu,\"pool_requests\":%llu,"
 		"\"zero_copy_reads\":%llu,\"zero_copy_writes\":%llu,"
-		"\"zero_copy_staged\":%llu,\"send_failures\":%llu",
+		"\"zero_copy_staged\":%llu,\"send_failures\":%llu,"
+		"\"oldest_pending_ns\":%llu",
 		(unsigned long long)st->requests,
 		(unsigned long long)st->replies, (unsigned long long)st->errors,
 		(unsigned long long)st->malformed,
@@ -135,7 +166,8 @@ static void json_counters(FILE *f, const struct fring_stats *st)
 		(unsigned long long)st->zero_copy_reads,
 		(unsigned long long)st->zero_copy_writes,
 		(unsigned long long)st->zero_copy_staged,
-		(unsigned long long)st->send_failures);
+		(unsigned long long)st->send_failures,
+		(unsigned long long)st->oldest_pending_ns);
 }
 
 /* The JSON grows with the number of queues (one per possible CPU on the
@@ -188,7 +220,7 @@ int fring_session_write_stats(const fring_session_t *s, int fd)
 	}
 	fputc(']', f);
 	if (s->side) {
-		stats_read(&s->side->stats, &st);
+		queue_read(s->side, &st);
 		fputs(",\"side_channel\":{", f);
 		json_counters(f, &st);
 		fputc('}', f);

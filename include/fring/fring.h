@@ -851,8 +851,10 @@ struct fring_stats {
 	uint64_t zero_copy_requests; /**< requests whose data went zero-copy */
 	uint64_t pool_waits;	     /**< times a pool buffer was not free */
 	uint64_t in_flight;	     /**< requests received but unanswered */
-	uint64_t handler_bugs;	     /**< missing or double answers */
-	uint64_t max_latency_ns;     /**< slowest request */
+	/** handler mistakes, each logged: no answer, a second answer, the
+	 * wrong answer type, more data than asked, an errno outside 1..511 */
+	uint64_t handler_bugs;
+	uint64_t max_latency_ns;		 /**< slowest request */
 	uint64_t by_opcode[FRING_STATS_OPCODES]; /**< requests per opcode */
 	uint64_t ring_entries;	/**< ring entries registered with the kernel */
 	uint64_t pool_requests; /**< requests whose data was in a pool buffer */
@@ -865,7 +867,11 @@ struct fring_stats {
 	/** faults injected (FRING_FAULT; builds with fault injection only),
 	 * process-wide: in the sum over all queues only */
 	uint64_t faults_injected;
-	uint64_t reserved[1]; /**< zero; room for a later counter */
+	/** age of the oldest request received and not answered yet (0: none);
+	 * measured when read, the largest of the queues for the total. A
+	 * handler that never answers shows here long before the kernel's
+	 * request_timeout, if any, aborts the connection. */
+	uint64_t oldest_pending_ns;
 };
 /** fring_session_stats()'s q for the sum of all queues. */
 #define FRING_STATS_ALL (~0u)

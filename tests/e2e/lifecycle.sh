@@ -4,7 +4,8 @@
 # lifecycle.sh MEMFS
 #
 # Mount lifecycle tests of a libfring filesystem (examples/memfs):
-#  a) a non-root mount through fusermount3, used and unmounted by that user;
+#  a) a non-root mount through fusermount3, used and unmounted by that user
+#     (and refused with allow_other, unless /etc/fuse.conf allows it);
 #  b) a lazy unmount while a file is open: the fd still reads, memfs exits 0
 #     once it is closed;
 #  c) kill -9 of the daemon: ENOTCONN, umount works, a new mount works;
@@ -172,6 +173,17 @@ part_a() {
 		restore_fuse_mode
 		return
 	fi
+	# allow_other lets every user reach the daemon: a user gets it only
+	# with user_allow_other in /etc/fuse.conf, and libfring says so
+	# before fusermount3 would refuse
+	if grep -qx '[[:space:]]*user_allow_other[[:space:]]*' /etc/fuse.conf 2>/dev/null; then
+		skip lifecycle.nonroot_allow_other_refused "/etc/fuse.conf has user_allow_other"
+	else
+		out=$(as_user timeout $T "$MEMFS" -f ${FRING_E2E_OPTS:+-o "$FRING_E2E_OPTS"} -o allow_other "$dir" 2>&1) && rc=0 || rc=$?
+		check lifecycle.nonroot_allow_other_refused "expected exit 1 naming user_allow_other got rc $rc: $out" \
+			bash -c "[[ $rc == 1 ]] && grep -q 'allow_other needs root' <<<\"\$1\" && grep -q 'user_allow_other' <<<\"\$1\"" _ "$out"
+		check lifecycle.nonroot_allow_other_not_mounted "expected $dir not mounted" bash -c "! awk -v m='$dir' '\$5 == m { f = 1 } END { exit !f }' /proc/self/mountinfo"
+	fi
 	as_user "$MEMFS" -f ${FRING_E2E_OPTS:+-o "$FRING_E2E_OPTS"} --stats-file="$TMP/a/stats.json" "$dir" >"$TMP/a.log" 2>&1 &
 	pid=$!
 	pids+=("$pid")
@@ -228,6 +240,13 @@ part_b() {
 		fail lifecycle.lazy_mount "expected memfs to mount $dir within $T s"
 		show_log "$TMP/b.log"
 		return
+	fi
+	# fring_main() mounts with default_permissions unless told otherwise
+	if [[ ,${FRING_E2E_OPTS:-}, == *,no_default_permissions,* ]]; then
+		skip lifecycle.default_permissions "FRING_E2E_OPTS has no_default_permissions"
+	else
+		check lifecycle.default_permissions "expected default_permissions in the mount's options" \
+			grep -q "$dir .*default_permissions" /proc/self/mountinfo
 	fi
 	timeout $T sh -c "printf 'still here' > '$dir/f'"
 	exec 7<"$dir/f"

@@ -16,7 +16,9 @@
 # for TEST, 900), FRING_E2E_KEEP=1 (keep the temporary directory),
 # FRING_E2E_FS_ARGS (arguments before the mountpoint, e.g. a source
 # directory), FRING_E2E_STATS_EXPECT (what the stats must show beyond the
-# transport, see stats.sh).
+# transport, see stats.sh), FRING_E2E_WRAPPER (a command MEMFS runs under,
+# e.g. valgrind and its options; words split on blanks) and
+# FRING_E2E_WAIT (seconds MEMFS gets to mount and to exit, 10).
 #
 # It needs bash, awk and the usual tools only (no python): the vm tier runs it
 # in a busybox guest.
@@ -130,13 +132,15 @@ fi
 # FRING_E2E_FS_ARGS: positional arguments before the mountpoint (e.g. the
 # source directory of examples/passthrough)
 read -r -a fs_args <<<"${FRING_E2E_FS_ARGS:-}"
-echo "# $MEMFS -f -o $opts --stats-file=$STATS ${fs_args[*]} $MNT"
-"$MEMFS" -f -o "$opts" --stats-file="$STATS" "${fs_args[@]}" "$MNT" >"$LOG" 2>&1 &
+read -r -a wrapper <<<"${FRING_E2E_WRAPPER:-}"
+WAIT=${FRING_E2E_WAIT:-10}
+echo "# ${wrapper[*]} $MEMFS -f -o $opts --stats-file=$STATS ${fs_args[*]} $MNT"
+"${wrapper[@]}" "$MEMFS" -f -o "$opts" --stats-file="$STATS" "${fs_args[@]}" "$MNT" >"$LOG" 2>&1 &
 memfs_pid=$!
 
 # wait (bounded) for the mount to appear
 mounted=0
-for _ in $(seq 200); do
+for _ in $(seq $((WAIT * 20))); do
 	if is_mounted "$MNT"; then
 		mounted=1
 		break
@@ -147,7 +151,7 @@ for _ in $(seq 200); do
 	sleep 0.05
 done
 if [[ $mounted != 1 ]]; then
-	fail run-suite.mount "expected $MNT in /proc/self/mountinfo within 10 s got none"
+	fail run-suite.mount "expected $MNT in /proc/self/mountinfo within $WAIT s got none"
 	show_log
 	echo "$passed passed, $failed failed"
 	exit 1
@@ -173,7 +177,7 @@ else
 	umount -l "$MNT" 2>/dev/null || true
 fi
 exited=0
-for _ in $(seq 100); do
+for _ in $(seq $((WAIT * 10))); do
 	if ! kill -0 "$memfs_pid" 2>/dev/null; then
 		exited=1
 		break
@@ -193,7 +197,7 @@ if [[ $exited == 1 ]]; then
 		show_log
 	fi
 else
-	fail run-suite.memfs_exit "expected memfs to exit within 10 s of the unmount, it did not"
+	fail run-suite.memfs_exit "expected memfs to exit within $WAIT s of the unmount, it did not"
 	show_log
 fi
 

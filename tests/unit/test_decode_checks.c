@@ -316,6 +316,17 @@ static void test_read_ranges(void **state)
 		disp();
 		fk_expect_called(cbs[i], &m);
 		assert_int_equal(fk.c.off, INT64_MAX);
+		/* a file's READ never reaches past INT64_MAX (off + size
+		 * cannot overflow in a handler); directory cookies are
+		 * opaque */
+		assert_int_equal(fk.c.size, ops[i] == FUSE_READ ? 0 : 10);
+		in.offset = INT64_MAX - 4;
+		mb_init(&m, ops[i], 5);
+		mb_add(&m, ANY(&in));
+		disp();
+		fk_expect_called(cbs[i], &m);
+		assert_int_equal(fk.c.size, ops[i] == FUSE_READ ? 4 : 10);
+		assert_int_equal(fk.c.buf.size, ops[i] == FUSE_READ ? 4 : 10);
 	}
 }
 
@@ -399,7 +410,53 @@ static void test_copy_file_range_ranges(void **state)
 		mb_add(&m, ANY(&in));
 		disp();
 		fk_expect_err(&m, EINVAL);
+		/* a range ending past INT64_MAX is shortened to end there */
+		in.off_in = INT64_MAX - 5;
+		in.off_out = 7;
+		in.len = UINT64_MAX;
+		mb_init(&m, ops[i], 5);
+		mb_add(&m, ANY(&in));
+		disp();
+		fk_expect_called(CB_COPY_FILE_RANGE, &m);
+		assert_int_equal(fk.c.size, 5);
+		in.off_in = 3;
+		in.off_out = INT64_MAX - 9;
+		mb_init(&m, ops[i], 5);
+		mb_add(&m, ANY(&in));
+		disp();
+		fk_expect_called(CB_COPY_FILE_RANGE, &m);
+		assert_int_equal(fk.c.size, 9);
+		in.off_out = 0;
+		in.len = 1u << 20;
+		mb_init(&m, ops[i], 5);
+		mb_add(&m, ANY(&in));
+		disp();
+		fk_expect_called(CB_COPY_FILE_RANGE, &m);
+		assert_int_equal(fk.c.size, 1u << 20);
 	}
+}
+
+/* GETXATTR / LISTXATTR: never more than XATTR_SIZE_MAX asked of a handler */
+static void test_xattr_out_size(void **state)
+{
+	struct fuse_getxattr_in in = {.size = UINT32_MAX};
+
+	(void)state;
+	xattr_msg(FUSE_GETXATTR, "user.x", UINT32_MAX);
+	disp();
+	fk_expect_called(CB_GETXATTR, &m);
+	assert_int_equal(fk.c.size, 65536);
+	xattr_msg(FUSE_GETXATTR, "user.x", 65536);
+	disp();
+	assert_int_equal(fk.c.size, 65536);
+	xattr_msg(FUSE_GETXATTR, "user.x", 100);
+	disp();
+	assert_int_equal(fk.c.size, 100);
+	mb_init(&m, FUSE_LISTXATTR, 5);
+	mb_add(&m, ANY(&in));
+	disp();
+	fk_expect_called(CB_LISTXATTR, &m);
+	assert_int_equal(fk.c.size, 65536);
 }
 
 static void test_ioctl_checks(void **state)
@@ -742,6 +799,7 @@ int main(void)
 		T(test_write_ranges),
 		T(test_fallocate_ranges),
 		T(test_copy_file_range_ranges),
+		T(test_xattr_out_size),
 		T(test_ioctl_checks),
 		T(test_flock_bad_type),
 		T(test_missing_callbacks),

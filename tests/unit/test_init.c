@@ -456,6 +456,12 @@ static void limits_hook(struct fring_conn *c)
 	}
 }
 
+static void drop_timeout_hook(struct fring_conn *c)
+{
+	c->request_timeout = 40;
+	c->want &= ~FUSE_REQUEST_TIMEOUT;
+}
+
 static void test_callback_limits(void **state)
 {
 	(void)state;
@@ -555,6 +561,43 @@ static void test_cfg_limits(void **state)
 	assert_int_equal(fk.init_seen.max_read, 65536);
 }
 
+/* -o request_timeout: asked for only when the kernel offers it */
+static void test_request_timeout_option(void **state)
+{
+	(void)state;
+	fk.se->cfg.request_timeout = 20;
+	assert_int_equal(nego(), 0);
+	assert_true(out.flags & FUSE_INIT_EXT);
+	assert_true(out.flags2 & (FUSE_REQUEST_TIMEOUT >> 32));
+	assert_int_equal(out.request_timeout, 20);
+	assert_int_equal(fk.se->conn.request_timeout, 20);
+	/* the init callback sees the proposal */
+	assert_true(fk.init_seen.want & FUSE_REQUEST_TIMEOUT);
+	assert_int_equal(fk.init_seen.request_timeout, 20);
+
+	/* a kernel without it: nothing asked, a warning */
+	in.flags2 &= ~(uint32_t)(FUSE_REQUEST_TIMEOUT >> 32);
+	fk.nlog = 0;
+	assert_int_equal(nego(), 0);
+	assert_false(out_flags64() & FUSE_REQUEST_TIMEOUT);
+	assert_int_equal(out.request_timeout, 0);
+	assert_int_equal(fk.se->conn.request_timeout, 0);
+	assert_true(fk.nlog >= 1);
+	assert_non_null(strstr(fk.lastlog, "request_timeout=20"));
+
+	/* a value without the flag is not sent */
+	fk.se->cfg.request_timeout = 0;
+	in.flags2 = OFFER_FLAGS2;
+	fk.init_hook = limits_hook;
+	hook_fields = HF_TIMEOUT;
+	hook_set.request_timeout = 30;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.request_timeout, 30);
+	fk.init_hook = drop_timeout_hook;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.request_timeout, 0);
+}
+
 static void test_payload_size(void **state)
 {
 	struct fring_conn c;
@@ -589,7 +632,7 @@ int main(void)
 		T(test_want_intersected), T(test_capability_callbacks),
 		T(test_setxattr_ext),	  T(test_max_pages),
 		T(test_callback_limits),  T(test_cfg_limits),
-		T(test_payload_size),
+		T(test_payload_size),	  T(test_request_timeout_option),
 	};
 
 	return cmocka_run_group_tests_name("init", tests, NULL, NULL);

@@ -115,7 +115,7 @@ static const struct num_case nums[] = {
 	NUM(queues, 1, 4096),	       NUM(max_write, 4096, 16u << 20),
 	NUM(max_read, 4096, UINT_MAX), NUM(max_readahead, 0, UINT_MAX),
 	NUM(max_async, 1, 65536),      NUM(queue_depth, 1, 1024),
-	NUM(threads, 1, 4096),
+	NUM(threads, 1, 4096),	       NUM(request_timeout, 0, 65535),
 };
 
 static unsigned field(size_t off)

@@ -111,6 +111,44 @@ static void test_stats_side_channel(void **state)
 	fk.se->side = NULL;
 }
 
+static fring_req_t *held;
+
+static void hold(fring_req_t *req)
+{
+	fring_req_async(req);
+	held = req;
+}
+
+/* A request the handler keeps shows its age until it is answered. */
+static void test_oldest_pending(void **state)
+{
+	struct fring_stats st;
+	char *text;
+
+	(void)state;
+	lookup();
+	assert_int_equal(fring_session_stats(fk.se, 0, &st), 0);
+	assert_int_equal(st.oldest_pending_ns, 0);
+	fk.hook = hold;
+	lookup();
+	fk.hook = NULL;
+	assert_non_null(held);
+	usleep(20000);
+	assert_int_equal(fring_session_stats(fk.se, FRING_STATS_ALL, &st), 0);
+	assert_int_equal(st.in_flight, 1);
+	assert_true(st.oldest_pending_ns >= 20000000u);
+	assert_true(st.oldest_pending_ns < 10000000000u);
+	assert_int_equal(write_stats(fk.se, &text), 0);
+	assert_non_null(strstr(text, "\"oldest_pending_ns\":"));
+	assert_null(strstr(text, "\"oldest_pending_ns\":0,"));
+	free(text);
+	assert_int_equal(fring_reply_err(held, ENOENT), 0);
+	held = NULL;
+	assert_int_equal(fring_session_stats(fk.se, 0, &st), 0);
+	assert_int_equal(st.in_flight, 0);
+	assert_int_equal(st.oldest_pending_ns, 0);
+}
+
 static void test_write_stats(void **state)
 {
 	char *text;
@@ -170,9 +208,8 @@ int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, fk_setup, fk_teardown)
 	const struct CMUnitTest tests[] = {
-		T(test_stats_one_queue),
-		T(test_stats_side_channel),
-		T(test_write_stats),
+		T(test_stats_one_queue),	 T(test_stats_side_channel),
+		T(test_oldest_pending),		 T(test_write_stats),
 		T(test_write_stats_many_queues),
 	};
 
