@@ -39,6 +39,12 @@ version=$(sed -n 's/^#define FRING_VERSION "\(.*\)"$/\1/p' \
 	ninja -C "$build" "src/libfring.so.$version" >/dev/null
 lib=$build/src/libfring.so
 [[ -e $lib ]] || { echo "abi-check: no $lib (build it first)"; exit 1; }
+# without DWARF abidw sees symbols only, and every type would look changed
+if ! readelf -S "$lib" | grep -q '\.debug_info'; then
+	echo "abi-check: $lib has no debug info (build with -g, e.g." \
+		"the default buildtype debugoptimized)"
+	exit 1
+fi
 
 tmp=$(mktemp -d /tmp/fring-abi.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT

@@ -40,7 +40,7 @@ check() { # MNT SRC PARALLEL_READ
 		ms=${ms% ms}
 		# answered on the queue threads instead, they would take
 		# SMALL / QUEUES latencies; 2/3 of it allows for a loaded machine
-		serial=$((SMALL / QUEUES * LATENCY_MS))
+		serial=$((SMALL * LATENCY_MS / QUEUES))
 		if ((ms < serial * 2 / 3)); then
 			ok "remotefs.async_overlap ($ms ms for $SMALL reads of $LATENCY_MS ms)"
 		else
