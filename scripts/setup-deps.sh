@@ -7,10 +7,12 @@ set -euo pipefail
 # check that every exported symbol is documented; groff-base and man-db:
 # the docs suite formats the man pages with warnings on (doc/testing.md)
 # fio: the I/O load of the stress suite's lifecycle test (tests/stress)
+# abigail-tools: abidw/abidiff, the install suite's `abi` test compares
+# libfring.so with the newest release's committed ABI dump (abi/)
 pkgs=(gcc clang libclang-rt-14-dev meson ninja-build pkg-config liburing-dev libcmocka-dev fuse3
       util-linux python3 valgrind fio
       qemu-system-x86 busybox-static debian-archive-keyring
-      doxygen groff-base man-db)
+      doxygen groff-base man-db abigail-tools)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

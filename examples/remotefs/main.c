@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * remotefs [options] SOURCE MOUNTPOINT: shows SOURCE read-only, as if its
+ * file data were on a slow remote server. The command line, the callbacks
+ * and the process setup.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "remotefs.h"
+
+struct rfs_fs {
+	const char *source;
+	struct rfs_catalog cat;
+	struct rfs_pool pool;
+	unsigned workers;
+};
+
+/* The catalog never changes while mounted: let the kernel cache it. */
+static const double cache_timeout = 3600.0;
+
+static const char usage_text[] =
+	"remotefs: SOURCE read-only at MOUNTPOINT, its file data read by\n"
+	"worker threads with an added latency, as from a remote server\n"
+	"    usage: remotefs [options] SOURCE MOUNTPOINT\n"
+	"    -o latency_ms=N        delay of every read (default 2)\n"
+	"    -o workers=N           threads serving reads (default 4)";
+
+static int parse_count(const char *key, const char *value, unsigned min,
+		       unsigned *out)
+{
+	char *end = NULL;
+	unsigned long v = value ? strtoul(value, &end, 10) : 0;
+
+	if (!value || !*value || *end || v < min || v > 100000) {
+		fprintf(stderr,
+			"remotefs: -o %s=%s: expected a number, %u "
+			"to 100000\n",
+			key, value ? value : "", min);
+		return -EINVAL;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int rfs_opt(void *userdata, const char *key, const char *value)
+{
+	struct rfs_fs *fs = userdata;
+
+	if (!strcmp(key, "latency_ms"))
+		return parse_count(key, value, 0, &fs->pool.latency_ms);
+	if (!strcmp(key, "workers"))
+		return parse_count(key, value, 1, &fs->workers);
+	return -ENOENT;
+}
+
+/* SOURCE: opened and scanned here, so a bad one fails before mounting
+ * (and a relative path survives the daemon's chdir("/")). */
+static int rfs_arg(void *userdata, const char *arg)
+{
+	struct rfs_fs *fs = userdata;
+	int err;
+
+	if (fs->source) {
+		fprintf(stderr,
+			"remotefs: one SOURCE only (got '%s' and '%s')\n",
+			fs->source, arg);
+		return -EINVAL;
+	}
+	fs->pool.rootfd = open(arg, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	err = fs->pool.rootfd < 0 ? -errno
+				  : rfs_catalog_scan(&fs->cat, fs->pool.rootfd);
+	if (err) {
+		fprintf(stderr, "remotefs: SOURCE %s: %s\n", arg,
+			strerror(-err));
+		return err;
+	}
+	fs->source = arg;
+	return 0;
+}
+
+static int rfs_check(void *userdata)
+{
+	struct rfs_fs *fs = userdata;
+
+	if (fs->source)
+		return 0;
+	fprintf(stderr, "remotefs: no SOURCE given (remotefs [options] SOURCE "
+			"MOUNTPOINT)\n");
+	return -EINVAL;
+}
+
+static void rfs_init(void *userdata, struct fring_conn *conn)
+{
+	struct rfs_fs *fs = userdata;
+	int err = rfs_pool_start(&fs->pool, fs->workers);
+
+	(void)conn;
+	if (err)
+		fprintf(stderr,
+			"remotefs: no worker threads (%s): reads are "
+			"served on the queue threads\n",
+			strerror(-err));
+}
+
+static void rfs_destroy(void *userdata)
+{
+	rfs_pool_stop(&((struct rfs_fs *)userdata)->pool);
+}
+
+static void rfs_lookup(fring_req_t *req, fring_ino_t parent, const char *name)
+{
+	struct rfs_fs *fs = fring_req_userdata(req);
+	const struct rfs_node *dir = rfs_node_get(&fs->cat, parent);
+	const struct rfs_node *n = dir ? rfs_child(&fs->cat, dir, name) : NULL;
+	struct fring_entry e = {
+		.attr_timeout = cache_timeout,
+		.entry_timeout = cache_timeout,
+	};
+
+	if (!n) /* ino 0: the kernel caches the absence too */
+		return (void)fring_reply_entry(req, &e);
+	e.ino = rfs_node_ino(&fs->cat, n);
+	e.attr = n->st;
+	fring_reply_entry(req, &e);
+}
+
+static void rfs_getattr(fring_req_t *req, fring_ino_t ino,
+			struct fring_file *fi)
+{
+	struct rfs_fs *fs = fring_req_userdata(req);
+	const struct rfs_node *n = rfs_node_get(&fs->cat, ino);
+
+	(void)fi;
+	if (!n)
+		return (void)fring_reply_err(req, ENOENT);
+	fring_reply_attr(req, &n->st, cache_timeout);
+}
+
+/* ".", "..", then the children; the cookie after the k-th entry is k + 1. */
+static void rfs_readdir(fring_req_t *req, fring_ino_t ino, size_t size,
+			off_t off, struct fring_file *fi,
+			const struct fring_buf *dst)
+{
+	struct rfs_fs *fs = fring_req_userdata(req);
+	const struct rfs_node *dir = rfs_node_get(&fs->cat, ino);
+	uint32_t child;
+	size_t used = 0;
+
+	(void)fi;
+	if (!dir || !S_ISDIR(dir->st.st_mode))
+		return (void)fring_reply_err(req, ENOTDIR);
+	child = dir->first_child;
+	for (off_t k = 0; k < 2 || child; k++) {
+		const struct rfs_node *n =
+			k ? &fs->cat.nodes[dir->parent] : dir;
+		const char *name = k ? ".." : ".";
+		size_t len;
+
+		if (k >= 2) {
+			n = &fs->cat.nodes[child];
+			name = n->name;
+			child = n->next_sibling;
+		}
+		if (k < off)
+			continue;
+		len = fring_add_direntry(req, (char *)dst->mem + used,
+					 size - used, name, &n->st, k + 1);
+		if (len > size - used)
+			break;
+		used += len;
+	}
+	fring_reply_data(req, used);
+}
+
+static void rfs_open(fring_req_t *req, fring_ino_t ino, struct fring_file *fi)
+{
+	(void)ino;
+	/* The mount is "ro", so the kernel refuses writes itself; this is
+	 * for a mount made without it. */
+	if ((fi->flags & O_ACCMODE) != O_RDONLY)
+		return (void)fring_reply_err(req, EROFS);
+	fi->keep_cache = 1; /* the data never changes */
+	fring_reply_open(req, fi);
+}
+
+/* The asynchronous part: hand the request to a worker and return. */
+static void rfs_read(fring_req_t *req, fring_ino_t ino, size_t size, off_t off,
+		     struct fring_file *fi, const struct fring_buf *dst)
+{
+	struct rfs_fs *fs = fring_req_userdata(req);
+	const struct rfs_node *n = rfs_node_get(&fs->cat, ino);
+	struct rfs_job *job;
+
+	(void)fi, (void)dst; /* the worker answers with its own buffer */
+	if (!n || !S_ISREG(n->st.st_mode))
+		return (void)fring_reply_err(req, EISDIR);
+	job = malloc(sizeof(*job));
+	if (!job)
+		return (void)fring_reply_err(req, ENOMEM);
+	*job = (struct rfs_job){
+		.req = req, .path = n->path, .off = off, .size = size};
+	/* Before another thread sees req: from here the library waits for
+	 * the answer instead of answering EIO when this handler returns. */
+	fring_req_async(req);
+	rfs_pool_submit(&fs->pool, job);
+}
+
+static const struct fring_ops rfs_ops = {
+	.init = rfs_init,
+	.destroy = rfs_destroy,
+	.lookup = rfs_lookup,
+	.getattr = rfs_getattr,
+	.readdir = rfs_readdir,
+	.open = rfs_open,
+	.read = rfs_read,
+};
+
+int main(int argc, char *argv[])
+{
+	static struct rfs_fs fs = {
+		.pool = {.rootfd = -1, .latency_ms = 2},
+		.workers = 4,
+	};
+	const struct fring_main_hooks hooks = {
+		.usage = usage_text,
+		.opt = rfs_opt,
+		.arg = rfs_arg,
+		.check = rfs_check,
+		/* the kernel answers EROFS to every change, before asking */
+		.default_opts = "ro,fsname=remotefs",
+	};
+	int status = fring_main_ext(argc, argv, &rfs_ops, sizeof(rfs_ops), &fs,
+				    &hooks);
+
+	rfs_catalog_free(&fs.cat);
+	if (fs.pool.rootfd >= 0)
+		close(fs.pool.rootfd);
+	return status;
+}
