@@ -48,7 +48,7 @@ meson test -C "$builddir" --no-rebuild --no-suite vm --print-errorlogs \
 	--num-processes 1 || rc=$?
 # The fuzz tier needs clang's libFuzzer: from the clang build, a bounded run
 # of each target over the committed corpus (doc/reliability.md).
-FRING_FUZZ_SECONDS=${FRING_FUZZ_SECONDS:-45} meson test -C "$clangdir" \
+FRING_FUZZ_SECONDS=${FRING_FUZZ_SECONDS:-60} meson test -C "$clangdir" \
 	--suite fuzz --print-errorlogs --num-processes 1 || rc=$?
 
 # Sanitizers (doc/reliability.md): an ASan+UBSan build runs the e2e tier's
