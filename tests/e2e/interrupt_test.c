@@ -83,8 +83,9 @@ static void t_interrupt(fring_req_t *req, void *ud)
 	(void)ud;
 	if (req != atomic_load(&held))
 		return;
-	atomic_store(&saw_interrupt, 1);
+	/* flag first: the main thread reads it once saw_interrupt is set */
 	atomic_store(&flag_was_set, fring_req_interrupted(req));
+	atomic_store(&saw_interrupt, 1);
 	atomic_store(&held, NULL);
 	fring_reply_err(req, EINTR);
 }
