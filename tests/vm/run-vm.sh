@@ -99,7 +99,18 @@ guest_tool() { # NAME...: host programs the guest needs and busybox lacks
 		fi
 	done
 }
-declare -A job_transport=() job_cmd=() listed=()
+declare -A job_transport=() job_cmd=() listed=() absent=()
+# job_not_offered NAME TRANSPORT COMMAND...: a job for a feature this
+# kernel must NOT offer (too old). It passes only if the test says so: a
+# line "NOT OFFERED: why" and exit 77; exit 0 there is a failure (the
+# library used something the kernel lacks, or the test proves nothing).
+# Conversely a plain job that answers NOT OFFERED fails: on a kernel that
+# offers a feature its test must run.
+job_not_offered() {
+	job "$@"
+	[[ -n ${job_cmd[$1]:-} ]] && absent[$1]=1
+	return 0
+}
 job() { # NAME TRANSPORT COMMAND...
 	local name=$1 transport=$2 w
 	shift 2
@@ -361,7 +372,19 @@ for n in "${names[@]}"; do
 	rc=${endline##*rc=}
 	rc=${rc%@@}
 	why=
-	if [[ $rc == 77 ]]; then
+	nol=$(section "$n" | grep -m1 '^NOT OFFERED:' || true)
+	if [[ -n ${absent[$n]:-} ]]; then
+		if [[ $rc == 77 && -n $nol ]]; then
+			ok "$n (${nol,,})"
+			continue
+		fi
+		fail "$n" "expected \"NOT OFFERED:\" and exit 77 (this kernel lacks it) got exit $rc"
+		show "$n"
+		continue
+	fi
+	if [[ $rc == 77 && -n $nol ]]; then
+		why="expected the kernel to offer it got \"${nol:0:200}\""
+	elif [[ $rc == 77 ]]; then
 		[[ $no_skip == 1 ]] && why="it skipped (exit 77) and FRING_E2E_NO_SKIP=1"
 	elif [[ $rc != 0 ]]; then
 		why="expected exit 0 got $rc"
