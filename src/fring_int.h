@@ -228,6 +228,11 @@ FRING_HIDDEN size_t init_payload_size(const struct fring_conn *c);
 /* fs.fuse.max_pages_limit (256 where the file is missing), at most 65535 */
 FRING_HIDDEN unsigned init_max_pages_limit(void);
 
+/* backing.c: why an open answer's backing_id cannot be sent, or NULL */
+FRING_HIDDEN const char *backing_refusal(const struct fring_session *se,
+					 uint32_t opcode,
+					 const struct fring_file *fi);
+
 /* reply.c */
 FRING_HIDDEN int reply_send(struct fring_req *req, int error,
 			    const struct iovec *args, int nargs);

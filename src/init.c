@@ -59,6 +59,39 @@ static uint32_t clamp_max_write(uint32_t v)
 	return v > (16u << 20) ? 16u << 20 : v;
 }
 
+/* FILESYSTEM_MAX_STACK_DEPTH (include/linux/fs.h) */
+#define MAX_STACK_DEPTH 2
+
+/*
+ * process_init_reply() turns passthrough on only with 0 < max_stack_depth
+ * <= FILESYSTEM_MAX_STACK_DEPTH and without FUSE_WRITEBACK_CACHE, and says
+ * nothing otherwise: every backing open would then fail EPERM. So the
+ * flag is dropped here, with a reason, whenever the kernel would ignore it.
+ */
+static void init_passthrough(struct fring_conn *c)
+{
+	if (!(c->want & FUSE_PASSTHROUGH)) {
+		c->max_stack_depth = 0;
+		return;
+	}
+	if (c->want & FUSE_WRITEBACK_CACHE) {
+		fr_warn("INIT: passthrough and the writeback cache exclude "
+			"each other (the kernel ignores passthrough with "
+			"both); passthrough dropped");
+		c->want &= ~FUSE_PASSTHROUGH;
+		c->max_stack_depth = 0;
+		return;
+	}
+	if (c->max_stack_depth == 0)
+		c->max_stack_depth = 1;
+	if (c->max_stack_depth > MAX_STACK_DEPTH) {
+		fr_warn("INIT: max_stack_depth %u is above the kernel's "
+			"limit; %u used",
+			c->max_stack_depth, MAX_STACK_DEPTH);
+		c->max_stack_depth = MAX_STACK_DEPTH;
+	}
+}
+
 size_t init_payload_size(const struct fring_conn *c)
 {
 	size_t sz = FUSE_MIN_READ_BUFFER;
@@ -164,6 +197,7 @@ int init_negotiate(struct fring_session *se, const struct fuse_init_in *inp,
 		c->request_timeout = 65535;
 	if (!(c->want & FUSE_REQUEST_TIMEOUT))
 		c->request_timeout = 0;
+	init_passthrough(c);
 
 	out->minor = in.minor < FUSE_KERNEL_MINOR_VERSION
 			     ? in.minor
@@ -181,6 +215,7 @@ int init_negotiate(struct fring_session *se, const struct fuse_init_in *inp,
 		out->flags2 = (uint32_t)(c->want >> 32);
 	}
 	out->request_timeout = (uint16_t)c->request_timeout;
+	out->max_stack_depth = c->max_stack_depth;
 	se->setxattr_ext = !!(c->want & FUSE_SETXATTR_EXT);
 
 	/* Older kernels reject replies longer than the struct they know. */

@@ -279,8 +279,9 @@ static bool open_zero_copy(const struct fring_req *req,
 {
 	const struct fring_session *se = req->se;
 
+	/* a passthrough open's data never reaches the server */
 	if (se->transport != FRING_TRANSPORT_ZEROCOPY || fi->no_zero_copy ||
-	    req->opcode == FUSE_OPENDIR)
+	    req->opcode == FUSE_OPENDIR || fi->backing_id)
 		return false;
 	return fi->zero_copy || !se->cfg.zero_copy_opt_in;
 }
@@ -304,6 +305,25 @@ static void fill_open(const struct fring_req *req, struct fuse_open_out *o,
 		o->open_flags |= FOPEN_NOFLUSH;
 	if (fi->parallel_direct_writes)
 		o->open_flags |= FOPEN_PARALLEL_DIRECT_WRITES;
+	if (fi->backing_id) {
+		o->open_flags |= FOPEN_PASSTHROUGH;
+		o->backing_id = fi->backing_id;
+	}
+}
+
+/* An open answer the kernel would fail with EIO: EIO here, as a bug. */
+static int refuse_open(struct fring_req *req, const struct fring_file *fi)
+{
+	const char *why = backing_refusal(req->se, req->opcode, fi);
+
+	if (!why)
+		return 0;
+	if (!claim(req))
+		return -EALREADY;
+	note_bug(req, why);
+	/* negative either way: the caller must not wait for a RELEASE */
+	send_claimed(req, -EIO, NULL, 0);
+	return -EINVAL;
 }
 
 #define ONE(ptr)                                                               \
@@ -335,7 +355,10 @@ int fring_reply_create(fring_req_t *req, const struct fring_entry *e,
 		struct fuse_open_out o;
 	} *o = (void *)req->small;
 	struct iovec iov;
+	int ret = refuse_open(req, fi);
 
+	if (ret)
+		return ret;
 	fill_entry(&o->e, e);
 	fill_open(req, &o->o, fi);
 	iov = ONE(o);
@@ -366,7 +389,10 @@ int fring_reply_open(fring_req_t *req, const struct fring_file *fi)
 {
 	struct fuse_open_out *o = (void *)req->small;
 	struct iovec iov;
+	int ret = refuse_open(req, fi);
 
+	if (ret)
+		return ret;
 	fill_open(req, o, fi);
 	iov = ONE(o);
 	return reply_kind(req, RK_OPEN, &iov, 1);

@@ -207,7 +207,13 @@ struct fring_conn {
 	uint32_t congestion_threshold; /**< 0 = kernel default */
 	uint32_t time_gran;	  /**< timestamp granularity, ns (1 = ns) */
 	uint32_t request_timeout; /**< seconds, with CAP_REQUEST_TIMEOUT */
-	uint32_t reserved[8];	  /**< zero; room for later fields */
+	/** With CAP_PASSTHROUGH: how deep a filesystem stack may sit on this
+	 * mount, 1 or 2 (0 in the callback: 1). A backing file's own
+	 * filesystem must be less deep (1: no backing file on overlayfs or
+	 * another FUSE mount; 2: such backing files, but this mount cannot
+	 * be stacked on). 0 after INIT when passthrough was not negotiated. */
+	uint32_t max_stack_depth;
+	uint32_t reserved[7]; /**< zero; room for later fields */
 };
 /**@}*/
 
@@ -259,8 +265,16 @@ struct fring_file {
 	uint32_t no_zero_copy : 1;
 	uint32_t padding : 20; /**< zero */
 	uint32_t poll_events;  /**< poll: requested events */
-	int32_t backing_id;    /**< reserved for FUSE passthrough */
-	uint32_t reserved[4];  /**< zero; room for later fields */
+	/** reply (open/create), with CAP_PASSTHROUGH: a backing id from
+	 * fring_backing_open(); the kernel then does this open's reads,
+	 * writes, splices and mmap on the backing file and never sends READ
+	 * or WRITE for it. 0: none. Every open of an inode must use the same
+	 * id while one is open; direct_io, parallel_direct_writes and
+	 * noflush may go with it, keep_cache, nonseekable and zero_copy may
+	 * not (the kernel fails such an open with EIO; the library answers
+	 * EIO itself and counts a handler bug). */
+	int32_t backing_id;
+	uint32_t reserved[4]; /**< zero; room for later fields */
 };
 
 /** Kinds of data buffer handed to read, write and readdir handlers. */
@@ -615,8 +629,39 @@ int fring_reply_attr(fring_req_t *req, const struct stat *attr,
 /** Answers readlink with a NUL-terminated target. */
 int fring_reply_readlink(fring_req_t *req, const char *target);
 /** Answers open and opendir: fi->fh and the reply bits of struct
- * fring_file (direct_io, keep_cache, zero_copy, ...). */
+ * fring_file (direct_io, keep_cache, zero_copy, backing_id, ...). A
+ * backing_id the kernel would refuse (see struct fring_file) is a handler
+ * bug: EIO is sent and -EINVAL returned (no RELEASE will come; the same
+ * for fring_reply_create()). */
 int fring_reply_open(fring_req_t *req, const struct fring_file *fi);
+/**
+ * Registers fd, an open regular file, as a backing file for passthrough
+ * (FUSE_DEV_IOC_BACKING_OPEN on the session's /dev/fuse, whatever the
+ * transport). Put the id in fring_file.backing_id of an open or create
+ * answer; the kernel holds its own reference from then on, so fd may be
+ * closed. Needs CAP_PASSTHROUGH negotiated and CAP_SYS_ADMIN. Any thread,
+ * after INIT. libfuse: fuse_passthrough_open().
+ *
+ * @param se the session
+ * @param fd the backing file, any access mode: each open reopens its path
+ *           with the client's open flags and the credentials of the thread
+ *           that called this (backing_file_open())
+ * @return a backing id > 0; -EOPNOTSUPP if passthrough was not negotiated
+ *         (or INIT not done); -EBADF; -EINVAL (not a regular file); -EISDIR;
+ *         -ELOOP (fd's filesystem is as deep as max_stack_depth); -EPERM
+ *         (no CAP_SYS_ADMIN); -ENOMEM.
+ */
+int fring_backing_open(fring_session_t *se, int fd);
+/**
+ * Drops a backing id from fring_backing_open(). Files open with it keep
+ * their backing file; a later open of the same inode while they are open
+ * needs the same id, so close it at the inode's last release. Any thread.
+ * libfuse: fuse_passthrough_close().
+ *
+ * @return 0; -EOPNOTSUPP if passthrough was not negotiated; -EINVAL
+ *         (id <= 0); -ENOENT (no such id); -EPERM (no CAP_SYS_ADMIN).
+ */
+int fring_backing_close(fring_session_t *se, int backing_id);
 /** Answers write and copy_file_range with the bytes written. */
 int fring_reply_write(fring_req_t *req, size_t count);
 /** Answers read, readdir, getxattr, listxattr with size bytes of buf, the
