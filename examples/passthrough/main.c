@@ -26,7 +26,13 @@ static const char usage_text[] =
 	"    -o cache=MODE          never: direct I/O, no page cache;\n"
 	"                           auto (default): keep the page cache of a\n"
 	"                           file that did not change since last seen;\n"
-	"                           always: always keep it"
+	"                           always: always keep it\n"
+	"    -o passthrough         the kernel reads and writes regular files\n"
+	"                           on the source itself (FUSE passthrough,\n"
+	"                           Linux 6.9+, root); cache= then does not\n"
+	"                           apply\n"
+	"    -o max_stack_depth=N   with passthrough: 1 (default) or 2, to\n"
+	"                           allow a stacked source (e.g. overlayfs)"
 #ifdef FRING_FAULT_INJECTION
 	"\n    -o fault=KIND[:N]      every Nth READ/WRITE fails: eio,\n"
 	"                           enospc (writes) or short (writes store\n"
@@ -71,6 +77,21 @@ static int pt_opt(void *userdata, const char *key, const char *value)
 				value ? value : "");
 			return -EINVAL;
 		}
+		return 0;
+	}
+	if (!strcmp(key, "passthrough") && !value) {
+		fs->passthrough = true;
+		return 0;
+	}
+	if (!strcmp(key, "max_stack_depth")) {
+		if (!value || (strcmp(value, "1") && strcmp(value, "2"))) {
+			fprintf(stderr,
+				"passthrough: -o max_stack_depth=%s: "
+				"expected 1 or 2\n",
+				value ? value : "");
+			return -EINVAL;
+		}
+		fs->max_stack_depth = (unsigned)atoi(value);
 		return 0;
 	}
 #ifdef FRING_FAULT_INJECTION
@@ -164,6 +185,23 @@ static void pt_init(void *userdata, struct fring_conn *conn)
 	else
 		want |= FRING_CAP_DIRECT_IO_ALLOW_MMAP;
 	conn->want |= want & conn->capable;
+	if (!fs->passthrough)
+		return;
+	if (!(conn->capable & FRING_CAP_PASSTHROUGH)) {
+		/* the tests read this line (tests/e2e/passthrough-io.sh) */
+		fprintf(stderr,
+			"NOT OFFERED: FUSE_PASSTHROUGH: the kernel (FUSE "
+			"%u.%u) does not offer it (Linux 6.9+ with "
+			"CONFIG_FUSE_PASSTHROUGH); reads and writes go "
+			"through the daemon\n",
+			conn->proto_major, conn->proto_minor);
+		fs->passthrough = false;
+		return;
+	}
+	/* the kernel ignores passthrough with the writeback cache (not
+	 * asked here); keep_cache and direct_io are cleared per open */
+	conn->want |= FRING_CAP_PASSTHROUGH;
+	conn->max_stack_depth = fs->max_stack_depth;
 }
 
 /* Every inode the kernel holds keeps a descriptor: allow many. */

@@ -77,11 +77,19 @@ void pt_open(fring_req_t *req, fring_ino_t ino, struct fring_file *fi)
 	}
 	if (fi->kill_suidgid) /* O_TRUNC by a caller without CAP_FSETID */
 		pt_kill_suidgid(fd);
+	bool reg = S_ISREG(in->type);
+
 	set_cache_flags(fs, in, fd, fi);
 	pt_inode_put(fs, in);
 	fi->fh = (uint64_t)fd;
-	if (fring_reply_open(req, fi) < 0)
-		close(fd); /* the kernel will not release what it never got */
+	if (reg && pt_backing_attach(req, fs, ino, fd, fi))
+		fi->fh |= PT_FH_BACKING;
+	if (fring_reply_open(req, fi) < 0) {
+		/* the kernel will not release what it never got */
+		if (fi->fh & PT_FH_BACKING)
+			pt_backing_detach(req, ino);
+		close(fd);
+	}
 }
 
 /*
@@ -153,8 +161,12 @@ static void finish_create(fring_req_t *req, struct pt_fs *fs,
 		pt_inode_put(fs, in);
 	}
 	fi->fh = (uint64_t)fd;
+	if (pt_backing_attach(req, fs, e.ino, fd, fi))
+		fi->fh |= PT_FH_BACKING;
 	if (fring_reply_create(req, &e, fi) < 0) {
 		/* Never delivered: no RELEASE and no FORGET will come. */
+		if (fi->fh & PT_FH_BACKING)
+			pt_backing_detach(req, e.ino);
 		close(fd);
 		pt_inode_forget(fs, e.ino, 1);
 	}
@@ -255,7 +267,7 @@ void pt_read(fring_req_t *req, fring_ino_t ino, size_t size, off_t off,
 		fring_reply_err(req, fault);
 		return;
 	}
-	fring_read_from_fd(req, (int)fi->fh, off, size);
+	fring_read_from_fd(req, pt_fd(fi), off, size);
 }
 
 void pt_write(fring_req_t *req, fring_ino_t ino, const struct fring_buf *src,
@@ -265,12 +277,12 @@ void pt_write(fring_req_t *req, fring_ino_t ino, const struct fring_buf *src,
 
 	(void)ino;
 	if (fi->kill_suidgid) /* the writer lacks CAP_FSETID */
-		pt_kill_suidgid((int)fi->fh);
+		pt_kill_suidgid(pt_fd(fi));
 	if (fault < 0 && src->mem) {
 		/* a short write: the kernel reports the count to the caller
 		 * (fuse_perform_write, fuse_direct_io) */
 		ssize_t n =
-			pwrite((int)fi->fh, src->mem, (src->size + 1) / 2, off);
+			pwrite(pt_fd(fi), src->mem, (src->size + 1) / 2, off);
 
 		if (n < 0)
 			fring_reply_err(req, errno);
@@ -281,7 +293,7 @@ void pt_write(fring_req_t *req, fring_ino_t ino, const struct fring_buf *src,
 	if (fault)
 		fring_reply_err(req, fault > 0 ? fault : EIO);
 	else
-		fring_write_to_fd(req, (int)fi->fh, off);
+		fring_write_to_fd(req, pt_fd(fi), off);
 }
 
 void pt_flush(fring_req_t *req, fring_ino_t ino, struct fring_file *fi)
@@ -289,7 +301,7 @@ void pt_flush(fring_req_t *req, fring_ino_t ino, struct fring_file *fi)
 	/* Closing a duplicate is what close(2) of the caller would have done
 	 * to a local file: POSIX locks of the owner go, NFS-like sources
 	 * write back and report errors. */
-	int fd = dup((int)fi->fh);
+	int fd = dup(pt_fd(fi));
 
 	(void)ino;
 	if (fd < 0)
@@ -301,7 +313,7 @@ void pt_flush(fring_req_t *req, fring_ino_t ino, struct fring_file *fi)
 void pt_release(fring_req_t *req, fring_ino_t ino, struct fring_file *fi)
 {
 	struct pt_fs *fs = pt_fs(req);
-	int fd = (int)fi->fh;
+	int fd = pt_fd(fi);
 
 	/* cache=auto: what our own writes made of the file is still in the
 	 * kernel's cache; remember it so the next open keeps that cache. */
@@ -313,6 +325,8 @@ void pt_release(fring_req_t *req, fring_ino_t ino, struct fring_file *fi)
 			pt_inode_saw(fs, in, &st);
 		pt_inode_put(fs, in);
 	}
+	if (fi->fh & PT_FH_BACKING)
+		pt_backing_detach(req, ino);
 	close(fd);
 	fring_reply_err(req, 0);
 }
@@ -320,7 +334,7 @@ void pt_release(fring_req_t *req, fring_ino_t ino, struct fring_file *fi)
 void pt_fsync(fring_req_t *req, fring_ino_t ino, int datasync,
 	      struct fring_file *fi)
 {
-	int fd = (int)fi->fh;
+	int fd = pt_fd(fi);
 	int r = datasync ? fdatasync(fd) : fsync(fd);
 
 	(void)ino;
@@ -331,7 +345,7 @@ void pt_fallocate(fring_req_t *req, fring_ino_t ino, int mode, off_t offset,
 		  off_t length, struct fring_file *fi)
 {
 	(void)ino;
-	fring_reply_err(req, fallocate((int)fi->fh, mode, offset, length) < 0
+	fring_reply_err(req, fallocate(pt_fd(fi), mode, offset, length) < 0
 				     ? errno
 				     : 0);
 }
@@ -341,7 +355,7 @@ void pt_lseek(fring_req_t *req, fring_ino_t ino, off_t off, int whence,
 {
 	/* Only SEEK_DATA and SEEK_HOLE come here. The descriptor's own
 	 * position is never used for I/O, so moving it does no harm. */
-	off_t r = lseek((int)fi->fh, off, whence);
+	off_t r = lseek(pt_fd(fi), off, whence);
 
 	(void)ino;
 	if (r < 0)
@@ -356,8 +370,8 @@ void pt_copy_file_range(fring_req_t *req, fring_ino_t ino_in, off_t off_in,
 			int flags)
 {
 	loff_t in = off_in, out = off_out;
-	ssize_t n = copy_file_range((int)fi_in->fh, &in, (int)fi_out->fh, &out,
-				    len, (unsigned int)flags);
+	ssize_t n = copy_file_range(pt_fd(fi_in), &in, pt_fd(fi_out), &out, len,
+				    (unsigned int)flags);
 
 	(void)ino_in;
 	(void)ino_out;

@@ -108,7 +108,7 @@ static int apply_setattr(struct pt_inode *in, const struct stat *attr,
 		/* The kernel names the handle for ftruncate(2); should it
 		 * not be writable after all, go by the path. */
 		if (fi) {
-			r = ftruncate((int)fi->fh, attr->st_size);
+			r = ftruncate(pt_fd(fi), attr->st_size);
 			if (r < 0 && errno != EBADF && errno != EINVAL)
 				return -errno;
 		}

@@ -95,6 +95,8 @@ struct pt_fs {
 	double entry_timeout;
 	double attr_timeout;
 	enum pt_cache cache;
+	bool passthrough;	  /* -o passthrough (backing.c) */
+	unsigned max_stack_depth; /* -o max_stack_depth=, 0: the library's */
 	enum pt_fault fault;
 	unsigned fault_every;
 	_Atomic unsigned fault_count; /* data requests the fault applies to */
@@ -120,6 +122,29 @@ static inline struct pt_fs *pt_fs(fring_req_t *req)
 {
 	return fring_req_userdata(req);
 }
+
+/* An open file's handle (fh): the source file's descriptor, plus
+ * PT_FH_BACKING when the open went passthrough (its release then drops
+ * the inode's backing id). */
+#define PT_FH_BACKING (UINT64_C(1) << 32)
+
+static inline int pt_fd(const struct fring_file *fi)
+{
+	return (int)(uint32_t)fi->fh;
+}
+
+/* ------------------------------------------------------------------ */
+/* backing.c: -o passthrough */
+
+/* With -o passthrough: registers fd (the open's source descriptor) as the
+ * inode's backing file, or shares the one its other opens use, and sets
+ * fi->backing_id and the open flags passthrough allows. False when the
+ * open goes through the daemon (passthrough off, or refused: logged). */
+bool pt_backing_attach(fring_req_t *req, struct pt_fs *fs, fring_ino_t nodeid,
+		       int fd, struct fring_file *fi);
+/* An open of nodeid that attached ended (release, or its answer was not
+ * delivered): the last one closes the backing id. */
+void pt_backing_detach(fring_req_t *req, fring_ino_t nodeid);
 
 /* ------------------------------------------------------------------ */
 /* fault.c: backing store faults (-Dfault_injection=true builds) */

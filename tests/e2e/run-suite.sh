@@ -204,6 +204,8 @@ fi
 # what it said it mounted (FUSE version, transport and why), and the
 # statistics
 sed -n '/mounted /s/^/# fs: /p' "$LOG"
+# a feature the kernel lacks (e.g. passthrough-io.sh reads this line)
+grep '^NOT OFFERED: ' "$LOG" || true
 stats_checks "$STATS" "$TRANSPORT" run-suite || show_log
 
 # a summary line that adds our checks to the test's

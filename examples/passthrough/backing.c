@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * -o passthrough: the kernel does the reads, writes and mmap of open
+ * regular files on the source file itself, and READ/WRITE never come here.
+ *
+ * The kernel lets an inode have one backing file at a time: while one open
+ * of it is in passthrough mode, every other open must name the same
+ * backing file (fuse_inode_uncached_io_start() fails a different one with
+ * EBUSY, the open with EIO). So one backing id per node id, counted per
+ * open and closed at the last release. The count is taken before the open
+ * is answered, so a release racing with an open never closes the id the
+ * open is about to hand the kernel.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "passthrough.h"
+
+struct backing {
+	struct backing *next;
+	fring_ino_t nodeid;
+	int id;
+	unsigned opens;
+};
+
+#define NBUCKETS 1024
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct backing *buckets[NBUCKETS];
+static atomic_bool warned;
+
+static struct backing **slot_of(fring_ino_t nodeid)
+{
+	struct backing **b = &buckets[(nodeid * 0x9e3779b97f4a7c15ull) >> 54];
+
+	while (*b && (*b)->nodeid != nodeid)
+		b = &(*b)->next;
+	return b;
+}
+
+/* Once per run: why files go through the daemon after all. */
+static void warn_once(int err)
+{
+	if (!atomic_exchange(&warned, true))
+		fprintf(stderr,
+			"passthrough: fring_backing_open: %s; such files are "
+			"served by the daemon%s\n",
+			strerror(-err),
+			err == -ELOOP ? " (the source is stacked: see "
+					"max_stack_depth)"
+				      : "");
+}
+
+bool pt_backing_attach(fring_req_t *req, struct pt_fs *fs, fring_ino_t nodeid,
+		       int fd, struct fring_file *fi)
+{
+	struct backing **b, *n;
+	int id;
+
+	if (!fs->passthrough)
+		return false;
+	pthread_mutex_lock(&lock);
+	b = slot_of(nodeid);
+	if (!*b) {
+		id = fring_backing_open(fring_req_session(req), fd);
+		n = id > 0 ? calloc(1, sizeof(*n)) : NULL;
+		if (!n) {
+			pthread_mutex_unlock(&lock);
+			if (id > 0)
+				fring_backing_close(fring_req_session(req), id);
+			else
+				warn_once(id);
+			return false;
+		}
+		n->nodeid = nodeid;
+		n->id = id;
+		*b = n;
+	}
+	(*b)->opens++;
+	fi->backing_id = (*b)->id;
+	pthread_mutex_unlock(&lock);
+	/* The kernel refuses these with passthrough; the backing file's own
+	 * page cache serves reads, so there is nothing to keep. */
+	fi->keep_cache = 0;
+	fi->direct_io = 0;
+	fi->parallel_direct_writes = 0;
+	return true;
+}
+
+void pt_backing_detach(fring_req_t *req, fring_ino_t nodeid)
+{
+	struct backing **b, *gone = NULL;
+
+	pthread_mutex_lock(&lock);
+	b = slot_of(nodeid);
+	if (*b && --(*b)->opens == 0) {
+		gone = *b;
+		*b = gone->next;
+	}
+	pthread_mutex_unlock(&lock);
+	if (gone) {
+		int err = fring_backing_close(fring_req_session(req), gone->id);
+
+		if (err)
+			fprintf(stderr,
+				"passthrough: closing backing id %d: %s\n",
+				gone->id, strerror(-err));
+		free(gone);
+	}
+}
