@@ -10,19 +10,29 @@
  * open and closed at the last release. The count is taken before the open
  * is answered, so a release racing with an open never closes the id the
  * open is about to hand the kernel.
+ *
+ * The other way round, an inode with a cached (non-passthrough) open fails
+ * a passthrough open (ETXTBSY there, EIO to the caller). So an inode whose
+ * first open was served by the daemon stays so until its last release:
+ * the table counts those opens too, with id 0.
+ *
+ * Set-id files are served by the daemon: the kernel writes a backing file
+ * with the credentials of whoever registered it (root here), which keeps
+ * the set-id bits a write by the caller must clear (pt_kill_suidgid()).
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "passthrough.h"
 
 struct backing {
 	struct backing *next;
 	fring_ino_t nodeid;
-	int id;
+	int id; /* 0: the inode's opens are served by the daemon */
 	unsigned opens;
 };
 
@@ -54,39 +64,55 @@ static void warn_once(int err)
 				      : "");
 }
 
-bool pt_backing_attach(fring_req_t *req, struct pt_fs *fs, fring_ino_t nodeid,
-		       int fd, struct fring_file *fi)
+/* Write data must reach the daemon for these: it clears the bits. */
+static bool is_setid(int fd)
 {
-	struct backing **b, *n;
-	int id;
+	struct stat st;
+
+	return fstat(fd, &st) < 0 || (st.st_mode & S_ISUID) ||
+	       (st.st_mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP);
+}
+
+bool pt_backing_attach(fring_req_t *req, struct pt_fs *fs,
+		       fring_ino_t nodeid, int fd, struct fring_file *fi)
+{
+	struct backing **b;
+	int id = 0;
 
 	if (!fs->passthrough)
 		return false;
 	pthread_mutex_lock(&lock);
 	b = slot_of(nodeid);
 	if (!*b) {
-		id = fring_backing_open(fring_req_session(req), fd);
-		n = id > 0 ? calloc(1, sizeof(*n)) : NULL;
+		struct backing *n = calloc(1, sizeof(*n));
+
 		if (!n) {
 			pthread_mutex_unlock(&lock);
-			if (id > 0)
-				fring_backing_close(fring_req_session(req), id);
-			else
+			return false; /* untracked: as without -o passthrough */
+		}
+		if (!is_setid(fd)) {
+			id = fring_backing_open(fring_req_session(req), fd);
+			if (id < 0) {
 				warn_once(id);
-			return false;
+				id = 0;
+			}
 		}
 		n->nodeid = nodeid;
 		n->id = id;
 		*b = n;
 	}
 	(*b)->opens++;
-	fi->backing_id = (*b)->id;
+	id = (*b)->id;
 	pthread_mutex_unlock(&lock);
-	/* The kernel refuses these with passthrough; the backing file's own
-	 * page cache serves reads, so there is nothing to keep. */
-	fi->keep_cache = 0;
-	fi->direct_io = 0;
-	fi->parallel_direct_writes = 0;
+	if (id) {
+		/* The kernel refuses keep_cache with passthrough, and
+		 * direct_io would send the data to the daemon again; the
+		 * backing file's own page cache serves reads. */
+		fi->backing_id = id;
+		fi->keep_cache = 0;
+		fi->direct_io = 0;
+		fi->parallel_direct_writes = 0;
+	}
 	return true;
 }
 
@@ -101,13 +127,13 @@ void pt_backing_detach(fring_req_t *req, fring_ino_t nodeid)
 		*b = gone->next;
 	}
 	pthread_mutex_unlock(&lock);
-	if (gone) {
+	if (gone && gone->id) {
 		int err = fring_backing_close(fring_req_session(req), gone->id);
 
 		if (err)
 			fprintf(stderr,
 				"passthrough: closing backing id %d: %s\n",
 				gone->id, strerror(-err));
-		free(gone);
 	}
+	free(gone);
 }

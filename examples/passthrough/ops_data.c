@@ -83,10 +83,10 @@ void pt_open(fring_req_t *req, fring_ino_t ino, struct fring_file *fi)
 	pt_inode_put(fs, in);
 	fi->fh = (uint64_t)fd;
 	if (reg && pt_backing_attach(req, fs, ino, fd, fi))
-		fi->fh |= PT_FH_BACKING;
+		fi->fh |= PT_FH_TRACKED;
 	if (fring_reply_open(req, fi) < 0) {
 		/* the kernel will not release what it never got */
-		if (fi->fh & PT_FH_BACKING)
+		if (fi->fh & PT_FH_TRACKED)
 			pt_backing_detach(req, ino);
 		close(fd);
 	}
@@ -162,10 +162,10 @@ static void finish_create(fring_req_t *req, struct pt_fs *fs,
 	}
 	fi->fh = (uint64_t)fd;
 	if (pt_backing_attach(req, fs, e.ino, fd, fi))
-		fi->fh |= PT_FH_BACKING;
+		fi->fh |= PT_FH_TRACKED;
 	if (fring_reply_create(req, &e, fi) < 0) {
 		/* Never delivered: no RELEASE and no FORGET will come. */
-		if (fi->fh & PT_FH_BACKING)
+		if (fi->fh & PT_FH_TRACKED)
 			pt_backing_detach(req, e.ino);
 		close(fd);
 		pt_inode_forget(fs, e.ino, 1);
@@ -325,7 +325,7 @@ void pt_release(fring_req_t *req, fring_ino_t ino, struct fring_file *fi)
 			pt_inode_saw(fs, in, &st);
 		pt_inode_put(fs, in);
 	}
-	if (fi->fh & PT_FH_BACKING)
+	if (fi->fh & PT_FH_TRACKED)
 		pt_backing_detach(req, ino);
 	close(fd);
 	fring_reply_err(req, 0);

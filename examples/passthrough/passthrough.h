@@ -124,9 +124,9 @@ static inline struct pt_fs *pt_fs(fring_req_t *req)
 }
 
 /* An open file's handle (fh): the source file's descriptor, plus
- * PT_FH_BACKING when the open went passthrough (its release then drops
- * the inode's backing id). */
-#define PT_FH_BACKING (UINT64_C(1) << 32)
+ * PT_FH_TRACKED when backing.c counted the open (its release then tells
+ * it, pt_backing_detach()). */
+#define PT_FH_TRACKED (UINT64_C(1) << 32)
 
 static inline int pt_fd(const struct fring_file *fi)
 {
@@ -138,11 +138,13 @@ static inline int pt_fd(const struct fring_file *fi)
 
 /* With -o passthrough: registers fd (the open's source descriptor) as the
  * inode's backing file, or shares the one its other opens use, and sets
- * fi->backing_id and the open flags passthrough allows. False when the
- * open goes through the daemon (passthrough off, or refused: logged). */
+ * fi->backing_id and the open flags passthrough allows; or leaves the
+ * open to the daemon, as the inode's other opens are (a set-id file, or
+ * the kernel refused: logged). True if the open was counted (call
+ * pt_backing_detach() when it ends). */
 bool pt_backing_attach(fring_req_t *req, struct pt_fs *fs, fring_ino_t nodeid,
 		       int fd, struct fring_file *fi);
-/* An open of nodeid that attached ended (release, or its answer was not
+/* A counted open of nodeid ended (release, or its answer was not
  * delivered): the last one closes the backing id. */
 void pt_backing_detach(fring_req_t *req, fring_ino_t nodeid);
 

@@ -99,6 +99,14 @@ job zerocopy-test-writeback - "$E2E/zerocopy_test" zerocopy wb
 job zerocopy-test-control - "$E2E/zerocopy_test" bufpool-registered
 job zerocopy-test-nocap - "$E2E/zerocopy_test" nocap bufpool-registered
 
+# FUSE passthrough (examples/passthrough -o passthrough): the kernel does the
+# data I/O on the source file, so no READ/WRITE may reach the daemon; on
+# dev, uring and one pool rung (a passthrough open never takes a pool
+# buffer or zero-copy); 10-12 s each
+for t in dev uring bufpool-registered; do
+	job "$t-passthrough-io" "$t" "$S/passthrough-io.sh" "$PT" "$t" "$E2E/passthrough_io"
+done
+
 # what fring-probe says inside a 7.3 guest (auto -> zerocopy as root)
 job probe - "$S/probe.sh" "$BUILD/tools/fring-probe"
 
