@@ -658,6 +658,8 @@ int fring_backing_open(fring_session_t *se, int fd);
  * needs the same id, so close it at the inode's last release. Any thread.
  * libfuse: fuse_passthrough_close().
  *
+ * @param se         the session
+ * @param backing_id an id fring_backing_open() returned
  * @return 0; -EOPNOTSUPP if passthrough was not negotiated; -EINVAL
  *         (id <= 0); -ENOENT (no such id); -EPERM (no CAP_SYS_ADMIN).
  */

@@ -290,9 +290,64 @@ static void test_kernel_only_caps(void **state)
 	assert_int_equal(fk.se->conn.want & KERNEL_ONLY, 0);
 	assert_int_equal(fk.se->conn.want & FUSE_INIT_EXT, 0);
 	assert_true(out.flags & FUSE_INIT_EXT);
-	/* everything else offered and wanted is granted */
-	assert_int_equal(fk.se->conn.want,
-			 ~0ull & ~(KERNEL_ONLY | FUSE_INIT_EXT));
+	/* everything else offered and wanted is granted, but passthrough,
+	 * which the kernel ignores next to the writeback cache */
+	assert_int_equal(
+		fk.se->conn.want,
+		~0ull & ~(KERNEL_ONLY | FUSE_INIT_EXT | FUSE_PASSTHROUGH));
+}
+
+static uint32_t hook_stack_depth;
+
+static void passthrough_hook(struct fring_conn *c)
+{
+	c->want |= hook_want_add;
+	c->max_stack_depth = hook_stack_depth;
+}
+
+/* process_init_reply() takes passthrough only with 0 < max_stack_depth <= 2
+ * and without the writeback cache: the library sends nothing it ignores. */
+static void test_passthrough(void **state)
+{
+	(void)state;
+	/* not asked: no depth */
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.max_stack_depth, 0);
+	assert_int_equal(fk.se->conn.max_stack_depth, 0);
+
+	fk.init_hook = passthrough_hook;
+	hook_want_add = FUSE_PASSTHROUGH;
+	hook_stack_depth = 0;
+	assert_int_equal(nego(), 0);
+	assert_true(out.flags & FUSE_INIT_EXT);
+	assert_true(out.flags2 & (FUSE_PASSTHROUGH >> 32));
+	assert_int_equal(out.max_stack_depth, 1);
+	assert_int_equal(fk.se->conn.max_stack_depth, 1);
+
+	hook_stack_depth = 2;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.max_stack_depth, 2);
+	hook_stack_depth = 3;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.max_stack_depth, 2);
+	assert_non_null(strstr(fk.lastlog, "max_stack_depth 3"));
+
+	/* with the writeback cache: dropped, and said so */
+	hook_want_add = FUSE_PASSTHROUGH | FUSE_WRITEBACK_CACHE;
+	hook_stack_depth = 1;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out_flags64() & FUSE_PASSTHROUGH, 0);
+	assert_true(out.flags & FUSE_WRITEBACK_CACHE);
+	assert_int_equal(out.max_stack_depth, 0);
+	assert_int_equal(fk.se->conn.want & FUSE_PASSTHROUGH, 0);
+	assert_non_null(strstr(fk.lastlog, "writeback cache"));
+
+	/* not offered (before 6.9): dropped with the INIT warning */
+	hook_want_add = FUSE_PASSTHROUGH;
+	in.flags2 &= ~(uint32_t)(FUSE_PASSTHROUGH >> 32);
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out_flags64() & FUSE_PASSTHROUGH, 0);
+	assert_int_equal(out.max_stack_depth, 0);
 }
 
 static void test_want_intersected(void **state)
@@ -633,6 +688,7 @@ int main(void)
 		T(test_setxattr_ext),	  T(test_max_pages),
 		T(test_callback_limits),  T(test_cfg_limits),
 		T(test_payload_size),	  T(test_request_timeout_option),
+		T(test_passthrough),
 	};
 
 	return cmocka_run_group_tests_name("init", tests, NULL, NULL);

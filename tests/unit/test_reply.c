@@ -965,6 +965,77 @@ static void test_reply_errno_range(void **state)
 	}
 }
 
+/* backing_id: FOPEN_PASSTHROUGH and the id, or EIO as a handler bug for
+ * what fuse_file_passthrough_open() would fail with EIO anyway. */
+static void test_reply_backing_id(void **state)
+{
+	struct fuse_open_in in = {.flags = O_RDWR};
+	struct fuse_create_in cin = {.flags = O_CREAT | O_RDWR};
+	uint64_t bugs = fk_handler_bugs();
+	enum fring_transport transport = fk.se->transport;
+
+	(void)state;
+	/* not negotiated: refused, and fring_backing_open() says so too */
+	fk.se->got_init = true;
+	fk.se->conn.want &= ~FUSE_PASSTHROUGH;
+	memset(&ofi, 0, sizeof(ofi));
+	ofi.backing_id = 7;
+	run(FUSE_OPEN, 3, &in, sizeof(in), NULL, h_open);
+	expect_err(EIO, true, bugs++);
+	assert_int_equal(ret, -EINVAL);
+	assert_non_null(strstr(fk.lastlog, "FUSE_PASSTHROUGH"));
+	assert_int_equal(fring_backing_open(fk.se, 0), -EOPNOTSUPP);
+	assert_int_equal(fring_backing_close(fk.se, 7), -EOPNOTSUPP);
+
+	fk.se->conn.want |= FUSE_PASSTHROUGH;
+	assert_int_equal(fring_backing_close(fk.se, 0), -EINVAL);
+	/* with the flags the kernel allows next to it */
+	ofi.fh = 9;
+	ofi.direct_io = ofi.noflush = 1;
+	run(FUSE_OPEN, 3, &in, sizeof(in), NULL, h_open);
+	expect_ok(16);
+	assert_int_equal(le64(fk_out_arg(), 0), 9);
+	assert_int_equal(le32(fk_out_arg(), 8),
+			 FOPEN_PASSTHROUGH | FOPEN_DIRECT_IO | FOPEN_NOFLUSH);
+	assert_int_equal(le32(fk_out_arg(), 12), 7);
+	/* create: the same open_out after the entry */
+	ent = sample_entry();
+	run(FUSE_CREATE, 1, &cin, sizeof(cin), "c", h_create);
+	expect_ok(144);
+	assert_int_equal(le32(fk_out_arg(), 136),
+			 FOPEN_PASSTHROUGH | FOPEN_DIRECT_IO | FOPEN_NOFLUSH);
+	assert_int_equal(le32(fk_out_arg(), 140), 7);
+	/* a passthrough open on zerocopy does not get zero-copy by default */
+	fk.se->transport = FRING_TRANSPORT_ZEROCOPY;
+	run(FUSE_OPEN, 3, &in, sizeof(in), NULL, h_open);
+	expect_ok(16);
+	assert_int_equal(le32(fk_out_arg(), 8) & FOPEN_IO_URING_ZERO_COPY, 0);
+	/* ... and asking for both is refused */
+	ofi.zero_copy = 1;
+	run(FUSE_OPEN, 3, &in, sizeof(in), NULL, h_open);
+	expect_err(EIO, true, bugs++);
+	assert_non_null(strstr(fk.lastlog, "zero_copy"));
+	run(FUSE_CREATE, 1, &cin, sizeof(cin), "c", h_create);
+	expect_err(EIO, true, bugs++);
+	assert_int_equal(ret, -EINVAL);
+	ofi.zero_copy = 0;
+	fk.se->transport = transport;
+	/* flags the kernel refuses with it, a directory, a negative id */
+	ofi.keep_cache = 1;
+	run(FUSE_OPEN, 3, &in, sizeof(in), NULL, h_open);
+	expect_err(EIO, true, bugs++);
+	ofi.keep_cache = 0;
+	ofi.nonseekable = 1;
+	run(FUSE_OPEN, 3, &in, sizeof(in), NULL, h_open);
+	expect_err(EIO, true, bugs++);
+	ofi.nonseekable = 0;
+	run(FUSE_OPENDIR, 3, &in, sizeof(in), NULL, h_open);
+	expect_err(EIO, true, bugs++);
+	ofi.backing_id = -1;
+	run(FUSE_OPEN, 3, &in, sizeof(in), NULL, h_open);
+	expect_err(EIO, true, bugs++);
+}
+
 /* Hooks answering with a type the opcode does not take. */
 static void h_wrong_entry(fring_req_t *req)
 {
@@ -1053,6 +1124,7 @@ int main(void)
 		T(test_reply_create),
 		T(test_reply_attr),
 		T(test_reply_open_flags),
+		T(test_reply_backing_id),
 		T(test_reply_write),
 		T(test_reply_copy_file_range),
 		T(test_reply_data),
