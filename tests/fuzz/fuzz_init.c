@@ -132,6 +132,12 @@ static void check_answer(const struct fuse_init_in *in,
 	FZ_CHECK(out->congestion_threshold == c->congestion_threshold);
 	FZ_CHECK(c->request_timeout <= 65535);
 	FZ_CHECK(out->request_timeout == c->request_timeout);
+	/* passthrough only as process_init_reply() takes it */
+	FZ_CHECK(!(got & FUSE_PASSTHROUGH) || !(got & FUSE_WRITEBACK_CACHE));
+	FZ_CHECK((got & FUSE_PASSTHROUGH) ? out->max_stack_depth >= 1 &&
+						    out->max_stack_depth <= 2
+					  : out->max_stack_depth == 0);
+	FZ_CHECK(c->max_stack_depth == out->max_stack_depth);
 	FZ_CHECK(init_payload_size(c) >= FUSE_MIN_READ_BUFFER &&
 		 init_payload_size(c) >= out->max_write &&
 		 init_payload_size(c) >= (size_t)out->max_pages * FRING_PAGE);
