@@ -15,6 +15,7 @@
 
 #include "fring/fring.h"
 #include "fuse_abi.h"
+#include "stats_list.h"
 
 #define FRING_HIDDEN	     __attribute__((visibility("hidden")))
 #define FRING_PAGE	     4096u
@@ -56,16 +57,12 @@ struct fring_config {
 FRING_HIDDEN void fring_config_defaults(struct fring_config *cfg);
 
 /* ---------------- statistics (stats.c) ---------------- */
+#define STAT_FIELD(name, how) _Atomic uint64_t name;
 struct fring_qstats {
-	_Atomic uint64_t requests, replies, errors, malformed;
-	_Atomic uint64_t bytes_read, bytes_written, zero_copy_requests;
-	_Atomic uint64_t pool_waits, in_flight, handler_bugs, max_latency_ns;
-	_Atomic uint64_t ring_entries;
-	_Atomic uint64_t pool_requests;
-	_Atomic uint64_t zero_copy_reads, zero_copy_writes, zero_copy_staged;
-	_Atomic uint64_t send_failures;
+	FRING_STATS_LIST(STAT_FIELD, STAT_FIELD)
 	_Atomic uint64_t by_opcode[FRING_STATS_OPCODES];
 };
+#undef STAT_FIELD
 #define stat_add(q, field, n)                                                  \
 	atomic_fetch_add_explicit(&(q)->stats.field, (n), memory_order_relaxed)
 #define stat_sub(q, field, n)                                                  \

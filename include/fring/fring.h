@@ -928,6 +928,14 @@ struct fring_stats {
  */
 int fring_session_stats(const fring_session_t *s, unsigned q,
 			struct fring_stats *out);
+/** One counter by its name, as the JSON of fring_session_write_stats()
+ * names it ("requests", "pool_waits", "oldest_pending_ns", ...): every
+ * counter of struct fring_stats and those added after its layout was
+ * fixed, which only this function and the JSON show. q as for
+ * fring_session_stats(). Any thread, while the session exists.
+ * @return 0, -ENOENT for a name this version does not count, -EINVAL. */
+int fring_session_counter(const fring_session_t *s, unsigned q,
+			  const char *name, uint64_t *value);
 /** Writes the statistics as one JSON object (with "transport", "queues",
  * totals and "per_queue") and a newline to fd.
  * Any thread, while the session exists. Not async-signal-safe (it
