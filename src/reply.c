@@ -308,6 +308,7 @@ static void fill_open(const struct fring_req *req, struct fuse_open_out *o,
 	if (fi->backing_id) {
 		o->open_flags |= FOPEN_PASSTHROUGH;
 		o->backing_id = fi->backing_id;
+		stat_add(req->q, passthrough_opens, 1);
 	}
 }
 

@@ -30,6 +30,7 @@
 	STAT(zero_copy_reads, SUM)                                             \
 	STAT(zero_copy_writes, SUM)                                            \
 	STAT(zero_copy_staged, SUM)                                            \
-	STAT(send_failures, SUM)
+	STAT(send_failures, SUM)                                               \
+	STAT_EXT(passthrough_opens, SUM)
 
 #endif

@@ -6,7 +6,8 @@
 # Runs TEST (passthrough_io, fsx, ...) on examples/passthrough
 # -o passthrough through run-passthrough.sh (the source must hold what the
 # mount showed), then proves from the daemon's counters that the kernel
-# did the data I/O itself: no READ and no WRITE reached the daemon
+# did the data I/O itself: opens were answered with a backing id
+# (passthrough_opens > 0) and no READ and no WRITE reached the daemon
 # (FRING_E2E_PT_MAX_RW allows a few, 0 by default) while the test moved
 # its data byte for byte.
 #
@@ -52,4 +53,12 @@ for op in READ WRITE OPEN; do
 		bad=1
 	fi
 done
+# and the opens did go passthrough (the data moved, the test checked it)
+n=$(stats_get "$STATS" passthrough_opens)
+if [[ $n =~ ^[0-9]+$ ]] && ((n > 0)); then
+	echo "ok passthrough.opens (passthrough_opens = $n)"
+else
+	echo "FAIL passthrough.opens: expected passthrough_opens > 0 got $n"
+	bad=1
+fi
 exit "$bad"
