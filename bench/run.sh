@@ -10,7 +10,8 @@
 #   -r N             repetitions (default 3), interleaved: rep 1 of every
 #                    configuration, then rep 2, ...
 #   -j LIST          jobs, comma-separated (default all):
-#                    seqread,seqwrite,randread,meta
+#                    seqread,seqwrite,randread,meta; also randwrite
+#                    (not in the default set)
 #   -c LIST          configurations, comma-separated (default all):
 #                    tmpfs,fring-pt-dev,fring-pt-uring,fring-memfs-dev,
 #                    fring-memfs-uring,fuse-hp-classic,fuse-hp-uring
@@ -19,6 +20,9 @@
 #                    A "-qdN" suffix on a uring configuration sets its ring
 #                    depth (fring: -o queue_depth=N; libfuse:
 #                    -o io_uring_q_depth=N), e.g. fring-pt-uring-qd16.
+#                    A "-passthrough" suffix on a fring-pt configuration
+#                    adds -o passthrough (FUSE passthrough: the kernel does
+#                    the data I/O), e.g. fring-pt-uring-passthrough.
 #   -t SEC           run time of each fio job (default 8)
 #   -s SIZE          file size per fio job (default 1g; 2 jobs)
 #   -n FILES         files of the metadata job (default 20000, 2 processes;
@@ -235,20 +239,27 @@ is_mounted() { awk -v m="$1" '$5 == m { f=1 } END { exit !f }' /proc/self/mounti
 
 # start_config NAME REP: mounts the configuration, sets DIR and DAEMON_PID
 start_config() {
-	local name=$1 rep=$2 base qd="" opts cmd=() i
+	local name=$1 rep=$2 base qd="" opts cmd=() i pt=""
 	base=$name
-	if [[ "$name" =~ ^(.*-uring)-qd([0-9]+)$ ]]; then
+	if [[ "$name" =~ ^(fring-pt-.*)-passthrough$ ]]; then
+		base=${BASH_REMATCH[1]}
+		pt=passthrough
+	fi
+	if [[ "$base" =~ ^(.*-uring)-qd([0-9]+)$ ]]; then
 		base=${BASH_REMATCH[1]}
 		qd=${BASH_REMATCH[2]}
 	fi
 	DAEMON_PID=""
 	rm -rf "${SRC:?}"/* 2>/dev/null
+	# on a shared machine another program may have put enable_uring back
+	# since the start (only a mount reads it)
+	[[ "$base" == *uring* && -n "$OLD_URING" ]] && echo Y >"$ENABLE_URING"
 	case "$base" in
 	tmpfs)
 		DIR=$SRC
 		return 0 ;;
 	fring-pt-dev|fring-pt-uring|fring-memfs-dev|fring-memfs-uring)
-		opts="transport=${base##*-}${qd:+,queue_depth=$qd}${FRING_OPTS:+,$FRING_OPTS}"
+		opts="transport=${base##*-}${qd:+,queue_depth=$qd}${pt:+,$pt}${FRING_OPTS:+,$FRING_OPTS}"
 		if [[ "$base" == fring-pt-* ]]; then
 			cmd=("$PT" -f -o "$opts" --stats-file="$OUT/logs/$name.rep$rep.stats.json" "$SRC" "$MNT")
 		else
@@ -309,6 +320,7 @@ fio_args() { # JOB -> fio arguments (without --directory)
 	seqread) echo "--name=seqread --rw=read --bs=1M --ioengine=sync --time_based --runtime=$RUNTIME" ;;
 	seqwrite) echo "--name=seqwrite --rw=write --bs=1M --ioengine=sync --time_based --runtime=$RUNTIME" ;;
 	randread) echo "--name=randread --rw=randread --bs=4k --ioengine=io_uring --iodepth=32 --time_based --runtime=$RUNTIME" ;;
+	randwrite) echo "--name=randwrite --rw=randwrite --bs=4k --ioengine=io_uring --iodepth=32 --time_based --runtime=$RUNTIME" ;;
 	esac
 }
 
@@ -384,9 +396,9 @@ for line in open(sys.argv[1]):
 		cpu=$(awk -v a="$c0" -v b="$c1" -v t="$CLK_TCK" 'BEGIN { printf "%.2f", (b - a) / t }')
 	fi
 	local rw=read
-	[ "$job" = seqwrite ] && rw=write
+	[[ "$job" == *write ]] && rw=write
 	read -r bw iops bytes secs < <(fio_result "$raw" "$rw")
-	if [ "$job" = randread ]; then
+	if [[ "$job" == rand* ]]; then
 		record "$rep" "$conf" "$job" "$(printf %.0f "$iops")" IOPS "$bytes" "$secs" "$cpu"
 		log "  $conf $job: $(printf %.0f "$iops") IOPS${cpu:+, server CPU ${cpu}s}"
 	else
@@ -403,7 +415,7 @@ for rep in $(seq "$REPS"); do
 	for conf in "${CONF_LIST[@]}"; do
 		log "rep $rep/$REPS: $conf"
 		start_config "$conf" "$rep" || continue
-		if [[ ",$JOBS," =~ ,(seqread|seqwrite|randread), ]]; then
+		if [[ ",$JOBS," =~ ,(seqread|seqwrite|randread|randwrite), ]]; then
 			run_fio prep "$DIR" "$OUT/raw/rep$rep-$conf-prep.json" || log "prep failed on $conf"
 		fi
 		for job in "${JOB_LIST[@]}"; do

@@ -19,13 +19,15 @@ import statistics
 import sys
 from collections import defaultdict
 
-JOB_ORDER = ["seqread", "seqwrite", "randread", "meta-create", "meta-stat", "meta-unlink"]
-CONF_ORDER = ["tmpfs", "fring-pt-dev", "fring-pt-uring", "fring-memfs-dev",
+JOB_ORDER = ["seqread", "seqwrite", "randread", "randwrite", "meta-create", "meta-stat", "meta-unlink"]
+CONF_ORDER = ["tmpfs", "fring-pt-dev", "fring-pt-uring", "fring-pt-dev-passthrough",
+              "fring-pt-uring-passthrough", "fring-memfs-dev",
               "fring-memfs-uring", "fuse-hp-classic", "fuse-hp-single", "fuse-hp-uring"]
 JOB_TITLE = {
     "seqread": "1 MiB sequential read, O_DIRECT, 2 jobs (MiB/s)",
     "seqwrite": "1 MiB sequential write, O_DIRECT, 2 jobs (MiB/s)",
     "randread": "4 KiB random read, io_uring QD32, O_DIRECT, 2 jobs (IOPS)",
+    "randwrite": "4 KiB random write, io_uring QD32, O_DIRECT, 2 jobs (IOPS)",
     "meta-create": "metadata: create (open O_CREAT|O_EXCL + close), 2 procs (ops/s)",
     "meta-stat": "metadata: stat after dropping dentries, 2 procs (ops/s)",
     "meta-unlink": "metadata: unlink, 2 procs (ops/s)",
