@@ -179,6 +179,9 @@ struct fring_session {
 	struct fring_conn conn;
 	bool got_init;
 	bool setxattr_ext; /* 16-byte setxattr_in negotiated */
+	/* open / opendir without a callback answer ENOSYS (the filesystem
+	 * wanted FRING_CAP_NO_OPEN(DIR)_SUPPORT), see init.c */
+	bool no_open, no_opendir;
 	enum fring_transport transport;
 	char reason[512];
 	unsigned nqueues;
