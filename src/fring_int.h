@@ -126,6 +126,10 @@ struct fring_req {
 	char *data;	    /* mem + FRING_PAGE: where bulk reply data goes */
 	size_t datasz;	    /* room at data */
 	size_t in_len;	    /* bytes of the request */
+	/* the request's extension block (FUSE_EXT_*), or NULL; inside the
+	 * request buffer, so valid until the answer */
+	const char *ext;
+	size_t ext_len;
 	struct fring_req *next_free;
 	/* small replies are encoded here, next to their header */
 	union {
