@@ -110,16 +110,18 @@ start() {
 	return 1
 }
 
-# snap: the daemon's counters now (SIGUSR1 rewrites the stats file); then
-# count KEY gives a counter of that snapshot
+# snap: the daemon's counters now (SIGUSR1 rewrites the stats file), read
+# once into S; then count KEY gives a counter of that snapshot
+declare -A S
 snap() {
-	local f=$TMP/$name.json
+	local f=$TMP/$name.json k v
 	rm -f "$f"
 	kill -USR1 "$pid"
 	for _ in $(seq 100); do [[ -s $f ]] && break; sleep 0.02; done
-	cp "$f" "$TMP/snap.json" 2>/dev/null
+	S=()
+	while IFS=$'\t' read -r k v; do S[$k]=$v; done < <(stats_read "$f")
 }
-count() { local v; v=$(stats_get "$TMP/snap.json" "$1"); [[ $v == "(none)" ]] && v=0; echo "$v"; }
+count() { echo "${S[$1]:-0}"; }
 
 # stop: unmounts; memfs must exit 0 having run on TRANSPORT
 stop() {
@@ -263,26 +265,38 @@ check no_open.opendir_once 1 "$(count by_opcode.OPENDIR)"
 stop
 
 # ------------------------------------------------------------ parallel_dirops
-# lookups of absent names in one directory, each held 400 ms in memfs and
-# started from both CPUs: the requests memfs holds at once (in_flight, read
-# while they sleep) are 1 without parallel_dirops, as many as there are
-# queues with it. (Long entry and attribute timeouts: no other request.)
-in_flight_of_lookups() { # N
+# lookups of absent names in one directory, each held 300 ms in memfs and
+# started from both CPUs: the requests memfs holds at once (in_flight,
+# sampled while they run) are 1 at most without parallel_dirops, as many as
+# there are queues with it. (Long entry and attribute timeouts: no other
+# request.)
+max_in_flight_of_lookups() { # N
+	local max=0 v pids=() p
 	mkdir -p "$MNT/pd"
 	stat "$MNT/pd" >/dev/null
-	for i in $(seq "$1"); do taskset -c $((i % $(nproc))) stat "$MNT/pd/absent$i" >/dev/null 2>&1 & done
-	sleep 0.2
-	snap
-	wait
-	count in_flight
+	for i in $(seq "$1"); do
+		taskset -c $((i % $(nproc))) stat "$MNT/pd/absent$i" >/dev/null 2>&1 &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do
+		while kill -0 "$p" 2>/dev/null; do
+			snap
+			v=$(count in_flight)
+			[[ $v -gt $max ]] && max=$v
+			sleep 0.05
+		done
+	done
+	wait "${pids[@]}"
+	echo "$max"
 }
-pd_opts=entry_timeout=60,attr_timeout=60,lookup_delay_ms=400
+pd_opts=entry_timeout=60,attr_timeout=60,lookup_delay_ms=300
 start pdon "parallel_dirops,$pd_opts" || exit 1
-on=$(in_flight_of_lookups 4)
+on=$(max_in_flight_of_lookups 4)
 stop
 start pdoff "parallel_dirops=0,$pd_opts" || exit 1
-off=$(in_flight_of_lookups 2)
+off=$(max_in_flight_of_lookups 3)
 stop
+echo "# lookups in memfs at once: $on with parallel_dirops, $off without"
 check parallel_dirops.control_serial 1 "$off"
 if [[ $(nproc) -ge 2 ]]; then
 	[[ $on -ge 2 ]] && ok parallel_dirops.overlap || fail parallel_dirops.overlap "expected 2 or more lookups in memfs at once, got $on"
