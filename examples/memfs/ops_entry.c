@@ -342,7 +342,8 @@ void memfs_create(fring_req_t *req, fring_ino_t parent, const char *name,
 			err = open_existing(fs, &c, n, fi);
 		if (!err) {
 			inode_ref_lookup(n);
-			inode_ref_open(n);
+			if (!fs->no_open)
+				inode_ref_open(n);
 		} else {
 			n = NULL;
 		}
@@ -352,7 +353,11 @@ void memfs_create(fring_req_t *req, fring_ino_t parent, const char *name,
 		if (!err) {
 			n = make_node(fs, &c, parent, name, mode, 0, NULL,
 				      false, &err);
-			if (n)
+			/* -o no_open: once the kernel opens on its own it
+			 * sends no RELEASE for any file (fuse_file_put()), so
+			 * opens are not counted; its lookup reference keeps
+			 * an open inode alive */
+			if (n && !fs->no_open)
 				inode_ref_open(n);
 			fi->fh = 0;
 			fi->keep_cache = 1;
@@ -405,7 +410,7 @@ void memfs_tmpfile(fring_req_t *req, fring_ino_t parent, mode_t mode,
 		n->nlink = 0;
 		n->linkable = !(fi->flags & O_EXCL);
 		n->nlookup = 1;
-		n->nopen = 1;
+		n->nopen = fs->no_open ? 0 : 1;
 	}
 	pthread_rwlock_unlock(&fs->ns);
 	cred_fini(&c);

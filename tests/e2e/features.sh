@@ -259,6 +259,12 @@ ls "$MNT/d" >/dev/null
 ls "$MNT" >/dev/null
 printf 'short\n' >"$MNT/no" # O_TRUNC with no OPEN to do it
 check no_open.trunc "short" "$(cat "$MNT/no")"
+# no RELEASE comes any more: an unlinked file must still be freed (memfs's
+# free inode count, statfs, back where it was once the kernel forgets it)
+free0=$(stat -f -c %d "$MNT")
+printf x >"$MNT/gone" && cat "$MNT/gone" >/dev/null && rm "$MNT/gone"
+for _ in $(seq 50); do [[ $(stat -f -c %d "$MNT") == "$free0" ]] && break; sleep 0.05; done
+check no_open.unlinked_freed "$free0" "$(stat -f -c %d "$MNT")"
 snap
 check no_open.open_once 1 "$(count by_opcode.OPEN)"
 check no_open.opendir_once 1 "$(count by_opcode.OPENDIR)"
