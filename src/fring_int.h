@@ -123,6 +123,10 @@ struct fring_req {
 	char *data;	    /* mem + FRING_PAGE: where bulk reply data goes */
 	size_t datasz;	    /* room at data */
 	size_t in_len;	    /* bytes of the request */
+	/* the request's extension block (FUSE_EXT_*), or NULL; inside the
+	 * request buffer, so valid until the answer */
+	const char *ext;
+	size_t ext_len;
 	struct fring_req *next_free;
 	/* small replies are encoded here, next to their header */
 	union {
@@ -176,6 +180,9 @@ struct fring_session {
 	struct fring_conn conn;
 	bool got_init;
 	bool setxattr_ext; /* 16-byte setxattr_in negotiated */
+	/* open / opendir without a callback answer ENOSYS (the filesystem
+	 * wanted FRING_CAP_NO_OPEN(DIR)_SUPPORT), see init.c */
+	bool no_open, no_opendir;
 	enum fring_transport transport;
 	char reason[512];
 	unsigned nqueues;
