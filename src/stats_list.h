@@ -30,6 +30,13 @@
 	STAT(zero_copy_reads, SUM)                                             \
 	STAT(zero_copy_writes, SUM)                                            \
 	STAT(zero_copy_staged, SUM)                                            \
-	STAT(send_failures, SUM)
+	STAT(send_failures, SUM)                                               \
+	/* splice (splice.c): requests read through a pipe, WRITE bytes        \
+	 * spliced to the backing fd, READ bytes spliced to /dev/fuse,         \
+	 * splice paths that fell back to copying */                           \
+	STAT_EXT(splice_requests, SUM)                                         \
+	STAT_EXT(splice_write_bytes, SUM)                                      \
+	STAT_EXT(splice_read_bytes, SUM)                                       \
+	STAT_EXT(splice_fallbacks, SUM)
 
 #endif
