@@ -19,6 +19,9 @@
 #                    A "-qdN" suffix on a uring configuration sets its ring
 #                    depth (fring: -o queue_depth=N; libfuse:
 #                    -o io_uring_q_depth=N), e.g. fring-pt-uring-qd16.
+#                    A "-splice" suffix on a fring dev configuration adds
+#                    -o splice_read,splice_write,splice_move, e.g.
+#                    fring-memfs-dev-splice.
 #   -t SEC           run time of each fio job (default 8)
 #   -s SIZE          file size per fio job (default 1g; 2 jobs)
 #   -n FILES         files of the metadata job (default 20000, 2 processes;
@@ -235,8 +238,12 @@ is_mounted() { awk -v m="$1" '$5 == m { f=1 } END { exit !f }' /proc/self/mounti
 
 # start_config NAME REP: mounts the configuration, sets DIR and DAEMON_PID
 start_config() {
-	local name=$1 rep=$2 base qd="" opts cmd=() i
+	local name=$1 rep=$2 base qd="" splice="" opts cmd=() i
 	base=$name
+	if [[ "$name" =~ ^(fring-.*-dev)-splice$ ]]; then
+		base=${BASH_REMATCH[1]}
+		splice=",splice_read,splice_write,splice_move"
+	fi
 	if [[ "$name" =~ ^(.*-uring)-qd([0-9]+)$ ]]; then
 		base=${BASH_REMATCH[1]}
 		qd=${BASH_REMATCH[2]}
@@ -248,7 +255,7 @@ start_config() {
 		DIR=$SRC
 		return 0 ;;
 	fring-pt-dev|fring-pt-uring|fring-memfs-dev|fring-memfs-uring)
-		opts="transport=${base##*-}${qd:+,queue_depth=$qd}${FRING_OPTS:+,$FRING_OPTS}"
+		opts="transport=${base##*-}${qd:+,queue_depth=$qd}$splice${FRING_OPTS:+,$FRING_OPTS}"
 		if [[ "$base" == fring-pt-* ]]; then
 			cmd=("$PT" -f -o "$opts" --stats-file="$OUT/logs/$name.rep$rep.stats.json" "$SRC" "$MNT")
 		else
