@@ -32,7 +32,13 @@
 
 #include "fring_int.h"
 
-#define SPLICE_BITS (FUSE_SPLICE_READ | FUSE_SPLICE_WRITE | FUSE_SPLICE_MOVE)
+/*
+ * READs below this take the copy path: through the pipes a READ costs four
+ * system calls (file to pipe, header, pipe to pipe, pipe to /dev/fuse)
+ * against two (pread, writev), and at 4 KiB that cost 35 to 43% of the
+ * IOPS (doc/benchmarks.md, "splice on dev").
+ */
+#define SPLICE_MIN_READ (16u * 1024)
 
 /* pipe_owner: 0, or the request whose payload is in the queue's pipe,
  * tagged with who works on it now */
@@ -178,26 +184,25 @@ ssize_t splice_read_msg(struct fring_queue *q, struct fring_req *req,
 {
 	char *buf = req->mem + off;
 	const struct fuse_in_header *ih = (const void *)buf;
-	size_t head = sizeof(*ih);
+	/* in_header + write_in at once: a WRITE's headers, or all of a small
+	 * request (READ, GETATTR, FLUSH, ...) in one read */
+	size_t head = sizeof(*ih) + sizeof(struct fuse_write_in);
 	ssize_t n;
 	int ret;
 
 	n = splice(q->fd, NULL, q->pipe[1], NULL, req->memsz - off, 0);
 	if (n < 0)
 		return -errno;
-	if ((size_t)n < head) /* msg_from_dev() rejects it */
+	if ((size_t)n < head)
 		head = (size_t)n;
 	ret = pipe_take(q->pipe[0], buf, head);
-	if (!ret && ih->opcode == FUSE_WRITE && !ih->total_extlen &&
-	    q->se->conn.proto_minor >= 9 && ih->len == (size_t)n &&
-	    (size_t)n > head + sizeof(struct fuse_write_in)) {
-		/* the payload stays; the slot gets in_header + write_in */
-		head += sizeof(struct fuse_write_in);
-		ret = pipe_take(q->pipe[0], buf + sizeof(*ih),
-				sizeof(struct fuse_write_in));
+	if (!ret && (size_t)n >= sizeof(*ih) && ih->opcode == FUSE_WRITE &&
+	    !ih->total_extlen && q->se->conn.proto_minor >= 9 &&
+	    ih->len == (size_t)n && (size_t)n > head) {
+		/* the payload stays in the pipe */
 		req->pipe_in = (uint32_t)((size_t)n - head);
 		atomic_store(&q->pipe_owner, (uintptr_t)req);
-	} else if (!ret) {
+	} else if (!ret && (size_t)n > head) {
 		ret = pipe_take(q->pipe[0], buf + head, (size_t)n - head);
 	}
 	stat_add(q, splice_requests, 1);
@@ -342,10 +347,13 @@ static struct tl_pipes *tl_get(const struct fring_session *se)
 int splice_read_from_fd(struct fring_req *req, int fd, off_t off, size_t size)
 {
 	struct fring_queue *q = req->q;
-	struct tl_pipes *t = tl_get(req->se);
+	struct tl_pipes *t;
 	size_t done = 0;
 	ssize_t n = 0;
 
+	if (size < SPLICE_MIN_READ)
+		return 0;
+	t = tl_get(req->se);
 	if (!t || size / FRING_PAGE + 2 > t->slots) {
 		count_fallback(q, "no pipe for the READ", t ? EFBIG : ENOMEM);
 		return 0;
