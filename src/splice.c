@@ -30,6 +30,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "fault.h"
 #include "fring_int.h"
 
 /*
@@ -245,6 +246,7 @@ int splice_write_to_fd(struct fring_req *req, int fd, off_t off)
 	struct fring_queue *q = req->q;
 	uintptr_t v = (uintptr_t)req;
 	size_t left = req->pipe_in, done = 0;
+	int fault = fault_hit(FAULT_SPLICE_TO_FD);
 	ssize_t n = 0;
 
 	if (!atomic_compare_exchange_strong(&q->pipe_owner, &v,
@@ -255,7 +257,7 @@ int splice_write_to_fd(struct fring_req *req, int fd, off_t off)
 			sched_yield();
 		return 0;
 	}
-	while (done < left) {
+	while (!fault && done < left) {
 		loff_t o = off + (off_t)done;
 
 		n = splice(q->pipe[0], NULL, fd, &o, left - done,
@@ -269,7 +271,9 @@ int splice_write_to_fd(struct fring_req *req, int fd, off_t off)
 	if (done == 0) {
 		/* e.g. EINVAL: an O_APPEND fd, a file without splice_write */
 		count_fallback(q, "pipe to the backing fd",
-			       n < 0 ? errno : EIO);
+			       fault   ? -fault
+			       : n < 0 ? errno
+				       : EIO);
 		payload_to_slot(q, req);
 		atomic_store(&q->pipe_owner, 0);
 		return 0;
@@ -434,9 +438,13 @@ int splice_send(struct fring_req *req, struct iovec *iov, int cnt)
 					    r < 0 ? errno : EIO);
 		in_msg += (size_t)r;
 	}
-	do {
-		r = splice(t->msg[0], NULL, q->fd, NULL, len, mv);
-	} while (r < 0 && errno == EINTR);
+	r = fault_hit(FAULT_SPLICE_SEND);
+	if (r < 0)
+		errno = (int)-r;
+	else
+		do {
+			r = splice(t->msg[0], NULL, q->fd, NULL, len, mv);
+		} while (r < 0 && errno == EINTR);
 	if (r == (ssize_t)len) {
 		t->pending = 0;
 		stat_add(q, splice_read_bytes, n);
