@@ -23,6 +23,9 @@
 #                    A "-passthrough" suffix on a fring-pt configuration
 #                    adds -o passthrough (FUSE passthrough: the kernel does
 #                    the data I/O), e.g. fring-pt-uring-passthrough.
+#                    A "-splice" suffix on a fring dev configuration adds
+#                    -o splice_read,splice_write,splice_move, e.g.
+#                    fring-memfs-dev-splice.
 #   -t SEC           run time of each fio job (default 8)
 #   -s SIZE          file size per fio job (default 1g; 2 jobs)
 #   -n FILES         files of the metadata job (default 20000, 2 processes;
@@ -239,11 +242,15 @@ is_mounted() { awk -v m="$1" '$5 == m { f=1 } END { exit !f }' /proc/self/mounti
 
 # start_config NAME REP: mounts the configuration, sets DIR and DAEMON_PID
 start_config() {
-	local name=$1 rep=$2 base qd="" opts cmd=() i pt=""
+	local name=$1 rep=$2 base qd="" splice="" opts cmd=() i pt=""
 	base=$name
 	if [[ "$name" =~ ^(fring-pt-.*)-passthrough$ ]]; then
 		base=${BASH_REMATCH[1]}
 		pt=passthrough
+	fi
+	if [[ "$name" =~ ^(fring-.*-dev)-splice$ ]]; then
+		base=${BASH_REMATCH[1]}
+		splice=",splice_read,splice_write,splice_move"
 	fi
 	if [[ "$base" =~ ^(.*-uring)-qd([0-9]+)$ ]]; then
 		base=${BASH_REMATCH[1]}
@@ -259,7 +266,7 @@ start_config() {
 		DIR=$SRC
 		return 0 ;;
 	fring-pt-dev|fring-pt-uring|fring-memfs-dev|fring-memfs-uring)
-		opts="transport=${base##*-}${qd:+,queue_depth=$qd}${pt:+,$pt}${FRING_OPTS:+,$FRING_OPTS}"
+		opts="transport=${base##*-}${qd:+,queue_depth=$qd}${pt:+,$pt}$splice${FRING_OPTS:+,$FRING_OPTS}"
 		if [[ "$base" == fring-pt-* ]]; then
 			cmd=("$PT" -f -o "$opts" --stats-file="$OUT/logs/$name.rep$rep.stats.json" "$SRC" "$MNT")
 		else

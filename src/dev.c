@@ -54,6 +54,8 @@ static int dev_send(struct fring_req *req, struct iovec *iov, int cnt)
 	int ret = fault_hit(FAULT_DEV_WRITE);
 
 	if (!ret)
+		ret = splice_send(req, iov, cnt);
+	if (ret == 1) /* no splice, or its data back in iov */
 		ret = dev_write_all(req->q->fd, iov, cnt);
 	if (!ret || ret == -ENODEV)
 		return ret;
@@ -160,6 +162,28 @@ static void dev_bad_message(struct fring_queue *q, struct fring_req *req,
 	}
 }
 
+/* The next request into req: bytes, or -errno. */
+static ssize_t dev_read_msg(struct fring_queue *q, struct fring_req *req)
+{
+	ssize_t n;
+
+	req->pipe_in = 0;
+	if (q->pipe[0] >= 0) {
+		n = splice_read_msg(q, req, DEV_READ_OFF);
+		if (n != -EINVAL)
+			return n;
+		/* refused before a request was taken (len or pipe checks in
+		 * fuse_dev_do_read): read(2) from now on */
+		stat_add(q, splice_fallbacks, 1);
+		fr_warn("q%u: splice from /dev/fuse refused (EINVAL); reading "
+			"it",
+			q->idx);
+		splice_queue_close(q);
+	}
+	n = read(q->fd, req->mem + DEV_READ_OFF, req->memsz - DEV_READ_OFF);
+	return n < 0 ? -errno : n;
+}
+
 static void *dev_worker(void *arg)
 {
 	struct fring_queue *q = arg;
@@ -177,10 +201,9 @@ static void *dev_worker(void *arg)
 
 		if (!req)
 			break;
-		n = read(q->fd, req->mem + DEV_READ_OFF,
-			 req->memsz - DEV_READ_OFF);
+		n = dev_read_msg(q, req);
 		if (n < 0) {
-			int err = errno;
+			int err = (int)-n;
 
 			req_put(req);
 			if (err == EINTR || err == ENOENT)
@@ -204,6 +227,8 @@ static void *dev_worker(void *arg)
 			continue;
 		}
 		fring_dispatch(req, &m);
+		if (q->pipe[0] >= 0)
+			splice_settle(q);
 	}
 	return NULL;
 }
@@ -229,6 +254,7 @@ int dev_start_queue(struct fring_queue *q)
 	int ret;
 
 	fcntl(q->fd, F_SETFL, fcntl(q->fd, F_GETFL) | O_NONBLOCK);
+	splice_queue_setup(q);
 	ret = pthread_create(&q->thread, NULL, dev_worker, q);
 	if (ret) {
 		fr_err("cannot start the /dev/fuse thread of queue %u: %s",
@@ -280,6 +306,7 @@ void dev_stop(struct fring_session *se)
 	for (unsigned i = 0; i < se->nqueues; i++) {
 		struct fring_queue *q = &se->queues[i];
 
+		splice_queue_close(q);
 		if (q->fd >= 0 && q->fd != se->fd)
 			close(q->fd);
 		if (q->tp == &fring_tp_dev)

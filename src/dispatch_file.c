@@ -81,6 +81,13 @@ static void set_buf(struct fring_req *req, void *mem, size_t size)
 	const struct fring_queue *q = req->q;
 
 	req->buf.size = size;
+	if (req->pipe_in) { /* splice_read: a WRITE's payload in a pipe */
+		req->buf.kind = FRING_BUF_PIPE;
+		req->buf.mem = NULL;
+		req->buf.buf_index = -1;
+		req->buf.buf_addr = 0;
+		return;
+	}
 	if (req->zc != ZC_NONE) {
 		req->buf.kind = FRING_BUF_FIXED;
 		req->buf.mem = NULL;
@@ -152,10 +159,13 @@ void do_write(struct fring_req *req, struct fring_msg *m)
 	const void *data;
 
 	NEED(in, "short write_in");
-	/* zero-copy: the data is in the client's pages, not the message */
+	/* zero-copy: the data is in the client's pages, not the message;
+	 * splice_read: in the queue's pipe (checked against in_header.len) */
 	data = req->zc == ZC_WRITE ? NULL : take(m, in->size);
 	NEED(data || req->zc == ZC_WRITE,
 	     "write data shorter than write_in.size");
+	NEED(!req->pipe_in || req->pipe_in == in->size,
+	     "write_in.size is not the payload's size");
 	if (in->offset > (uint64_t)INT64_MAX ||
 	    in->offset + in->size > (uint64_t)INT64_MAX) {
 		reply_errno(req, EFBIG);

@@ -30,6 +30,10 @@ static const struct {
 	[FAULT_RING_SUBMIT] = {"ring_submit", EAGAIN},
 	/* what fuse_dev_do_write() says to an answer it refuses */
 	[FAULT_DEV_WRITE] = {"dev_write", EINVAL},
+	/* a file that cannot splice (an O_APPEND fd: do_splice()) */
+	[FAULT_SPLICE_TO_FD] = {"splice_to_fd", EINVAL},
+	/* fuse_dev_splice_write() refusing before it took the buffers */
+	[FAULT_SPLICE_SEND] = {"splice_send", EINVAL},
 };
 
 static const struct {

@@ -20,6 +20,8 @@ enum fault_point {
 	FAULT_POOL_ALLOC,   /* mmap of a queue's buffer pool */
 	FAULT_RING_SUBMIT,  /* io_uring_submit_and_wait of a ring thread */
 	FAULT_DEV_WRITE,    /* the /dev/fuse write of an answer */
+	FAULT_SPLICE_TO_FD, /* splice_read: a WRITE's payload, pipe to file */
+	FAULT_SPLICE_SEND,  /* splice_write: the answer's pipe to /dev/fuse */
 	FAULT_NPOINTS,
 };
 

@@ -51,6 +51,7 @@ struct fring_config {
 	bool suid; /* set-id bits work (root only; default nosuid) */
 	bool debug;
 	bool zero_copy_opt_in; /* zero-copy only where open sets zero_copy */
+	bool splice_read, splice_write, splice_move; /* dev only (splice.c) */
 	char fsname[FRING_NAME_LEN];
 	char subtype[FRING_NAME_LEN];
 };
@@ -118,11 +119,14 @@ struct fring_req {
 	uint32_t zc_size; /* bytes in (WRITE) or asked for (READ) */
 	uint32_t zc_moved;
 	uint32_t zc_staged; /* READ answered from memory: bytes to stage */
-	char *mem;	    /* page-aligned buffer */
-	size_t memsz;	    /* its size */
-	char *data;	    /* mem + FRING_PAGE: where bulk reply data goes */
-	size_t datasz;	    /* room at data */
-	size_t in_len;	    /* bytes of the request */
+	/* splice_read (dev): a WRITE's payload bytes that were left in the
+	 * queue's pipe when it was read (set before the handler runs) */
+	uint32_t pipe_in;
+	char *mem;     /* page-aligned buffer */
+	size_t memsz;  /* its size */
+	char *data;    /* mem + FRING_PAGE: where bulk reply data goes */
+	size_t datasz; /* room at data */
+	size_t in_len; /* bytes of the request */
 	/* the request's extension block (FUSE_EXT_*), or NULL; inside the
 	 * request buffer, so valid until the answer */
 	const char *ext;
@@ -155,6 +159,10 @@ struct fring_queue {
 	int pool_index;		   /* registered pool's buffer index, or -1 */
 	char *pool;		   /* pool transports: the queue's pool */
 	size_t pool_len;
+	/* splice_read: the pipe requests are spliced into, or -1; pipe_owner
+	 * says who may touch a WRITE payload left in it (splice.c) */
+	int pipe[2];
+	_Atomic uintptr_t pipe_owner;
 };
 
 /* A transport moves bytes; the layers above it never see fds or rings. */
@@ -183,6 +191,7 @@ struct fring_session {
 	/* open / opendir without a callback answer ENOSYS (the filesystem
 	 * wanted FRING_CAP_NO_OPEN(DIR)_SUPPORT), see init.c */
 	bool no_open, no_opendir;
+	uint64_t splice; /* FUSE_SPLICE_* granted at INIT (dev only) */
 	enum fring_transport transport;
 	char reason[512];
 	unsigned nqueues;
@@ -298,5 +307,26 @@ FRING_HIDDEN int dev_start(struct fring_session *se);
 FRING_HIDDEN int dev_start_queue(struct fring_queue *q);
 FRING_HIDDEN void dev_stop(struct fring_session *se);
 FRING_HIDDEN int dev_write_all(int fd, struct iovec *iov, int cnt);
+
+/* splice.c: splice on the classic transport */
+/* After INIT: keeps the granted FUSE_SPLICE_* on dev, drops them with a
+ * log line on the other transports. */
+FRING_HIDDEN void splice_session_start(struct fring_session *se);
+FRING_HIDDEN void splice_queue_setup(struct fring_queue *q);
+FRING_HIDDEN void splice_queue_close(struct fring_queue *q);
+/* splice_read: the next request into req, as read(2) would (bytes or
+ * -errno); a WRITE's payload may stay in the pipe (req->pipe_in). */
+FRING_HIDDEN ssize_t splice_read_msg(struct fring_queue *q,
+				     struct fring_req *req, size_t off);
+/* After the handler returned: a payload nobody took goes into memory. */
+FRING_HIDDEN void splice_settle(struct fring_queue *q);
+/* The data helpers on dev: 1 when they answered, 0 to use the copy path */
+FRING_HIDDEN int splice_write_to_fd(struct fring_req *req, int fd, off_t off);
+FRING_HIDDEN int splice_read_from_fd(struct fring_req *req, int fd, off_t off,
+				     size_t size);
+/* dev_send() of an answer whose data a data helper left in this thread's
+ * pipe: 0 sent, -errno failed, 1 to write iov (the data is back in it, or
+ * was never in a pipe) */
+FRING_HIDDEN int splice_send(struct fring_req *req, struct iovec *iov, int cnt);
 
 #endif

@@ -58,6 +58,13 @@ static uint64_t default_want(const struct fring_session *se)
 	return want;
 }
 
+static uint64_t splice_want(const struct fring_config *cfg)
+{
+	return (cfg->splice_read ? FUSE_SPLICE_READ : 0) |
+	       (cfg->splice_write ? FUSE_SPLICE_WRITE : 0) |
+	       (cfg->splice_move ? FUSE_SPLICE_MOVE : 0);
+}
+
 static uint32_t clamp_max_write(uint32_t v)
 {
 	if (v < 4096)
@@ -144,6 +151,7 @@ int init_negotiate(struct fring_session *se, const struct fuse_init_in *inp,
 	if (in.minor >= 36 && (in.flags & FUSE_INIT_EXT))
 		c->capable |= (uint64_t)in.flags2 << 32;
 	c->want = default_want(se) & c->capable;
+	c->want |= splice_want(&se->cfg) & c->capable;
 	c->max_write = se->cfg.max_write;
 	c->max_read = se->cfg.max_read;
 	c->max_readahead = se->cfg.max_readahead && se->cfg.max_readahead <
@@ -180,6 +188,10 @@ int init_negotiate(struct fring_session *se, const struct fuse_init_in *inp,
 				       FRING_PAGE;
 	}
 
+	/* the kernel never sees these (KERNEL_ONLY_CAPS): they only say how
+	 * this side reads and answers /dev/fuse */
+	se->splice = c->want & c->capable &
+		     (FUSE_SPLICE_READ | FUSE_SPLICE_WRITE | FUSE_SPLICE_MOVE);
 	dropped = c->want & ~c->capable;
 	if (dropped)
 		fr_warn("INIT: the kernel does not offer capabilities 0x%llx; "

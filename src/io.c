@@ -3,7 +3,8 @@
  * Data helpers: move a READ's or WRITE's data between the request and a
  * file descriptor with the operation that suits the transport, and answer.
  * The classic transport does it synchronously with pread/pwrite straight
- * into (out of) the request's buffer: no intermediate copy.
+ * into (out of) the request's buffer: no intermediate copy; or, with the
+ * splice options, through pipes (splice.c).
  */
 #include <errno.h>
 #include <unistd.h>
@@ -78,6 +79,9 @@ int fring_read_from_fd(fring_req_t *req, int fd, off_t off, size_t size)
 	if (ring_on_thread_of(req) &&
 	    ring_helper_start(req, fd, off, size, false) == 0)
 		return 0;
+	if ((req->se->splice & FUSE_SPLICE_WRITE) && size &&
+	    splice_read_from_fd(req, fd, off, size))
+		return 0;
 	n = sync_transfer(req, fd, off, size, false);
 	return n < 0 ? reply_errno(req, (int)-n)
 		     : fring_reply_data(req, (size_t)n);
@@ -93,6 +97,9 @@ int fring_write_to_fd(fring_req_t *req, int fd, off_t off)
 		return fixed_transfer(req, fd, off, req->buf.size, true);
 	if (ring_on_thread_of(req) &&
 	    ring_helper_start(req, fd, off, req->buf.size, true) == 0)
+		return 0;
+	/* splice_read: the payload may still be in the queue's pipe */
+	if (req->pipe_in && splice_write_to_fd(req, fd, off))
 		return 0;
 	n = sync_transfer(req, fd, off, req->buf.size, true);
 	return n < 0 ? reply_errno(req, (int)-n)

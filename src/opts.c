@@ -163,6 +163,12 @@ int fring_config_set(fring_config_t *cfg, const char *key, const char *val)
 		return parse_flag(key, val, &cfg->debug);
 	if (!strcmp(key, "zero_copy_opt_in"))
 		return parse_flag(key, val, &cfg->zero_copy_opt_in);
+	if (!strcmp(key, "splice_read"))
+		return parse_flag(key, val, &cfg->splice_read);
+	if (!strcmp(key, "splice_write"))
+		return parse_flag(key, val, &cfg->splice_write);
+	if (!strcmp(key, "splice_move"))
+		return parse_flag(key, val, &cfg->splice_move);
 	if (!strcmp(key, "fsname"))
 		return parse_name(key, val, cfg->fsname);
 	if (!strcmp(key, "subtype"))
@@ -221,6 +227,14 @@ void fring_config_help(FILE *out)
 	      "or more)\n"
 	      "    zero_copy_opt_in       zerocopy: only opens that set "
 	      "zero_copy get it\n"
+	      "    splice_read            dev: splice requests from /dev/fuse;"
+	      "\n"
+	      "                           WRITE data reaches the write "
+	      "handler in a pipe\n"
+	      "    splice_write           dev: fring_read_from_fd() splices "
+	      "the file\n"
+	      "                           into /dev/fuse\n"
+	      "    splice_move            dev: SPLICE_F_MOVE on those splices\n"
 	      "    allow_other            let other users in (root, or "
 	      "user_allow_other)\n"
 	      "    default_permissions    the kernel checks permissions\n"

@@ -403,6 +403,7 @@ static void queue_init(struct fring_session *se, struct fring_queue *q,
 	q->fd = -1;
 	q->tp = &fring_tp_dev;
 	q->pool_index = -1;
+	q->pipe[0] = q->pipe[1] = -1;
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->slot_freed, NULL);
 }
@@ -557,6 +558,7 @@ int fring_session_run(fring_session_t *se)
 		return ret == -ECANCELED ? 0 : ret;
 	}
 	se->bufsize = dev_buffer_size(&se->conn);
+	splice_session_start(se);
 	if (se->ring) { /* uring and the pool rungs */
 		/* FORGET, INTERRUPT and whatever comes before the ring is
 		 * ready keep arriving on /dev/fuse */

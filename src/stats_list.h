@@ -31,6 +31,13 @@
 	STAT(zero_copy_writes, SUM)                                            \
 	STAT(zero_copy_staged, SUM)                                            \
 	STAT(send_failures, SUM)                                               \
-	STAT_EXT(passthrough_opens, SUM)
+	STAT_EXT(passthrough_opens, SUM)                                       \
+	/* splice (splice.c): requests read through a pipe, WRITE bytes        \
+	 * spliced to the backing fd, READ bytes spliced to /dev/fuse,         \
+	 * splice paths that fell back to copying */                           \
+	STAT_EXT(splice_requests, SUM)                                         \
+	STAT_EXT(splice_write_bytes, SUM)                                      \
+	STAT_EXT(splice_read_bytes, SUM)                                       \
+	STAT_EXT(splice_fallbacks, SUM)
 
 #endif

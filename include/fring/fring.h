@@ -187,6 +187,14 @@ const char *fring_transport_name(enum fring_transport t);
 /** FUSE_HAS_IO_URING_BUFPOOL: the kernel has buffer pools (ABI 7.46);
  * describes the kernel, never requested */
 #define FRING_CAP_IO_URING_BUFPOOL (1ULL << 43)
+/** FUSE_SPLICE_WRITE: READ answers of fring_read_from_fd() spliced into
+ * /dev/fuse (dev only; proposed by the splice_write option) */
+#define FRING_CAP_SPLICE_WRITE (1ULL << 7)
+/** FUSE_SPLICE_MOVE: SPLICE_F_MOVE on those splices (option splice_move) */
+#define FRING_CAP_SPLICE_MOVE (1ULL << 8)
+/** FUSE_SPLICE_READ: requests spliced from /dev/fuse, a WRITE's data handed
+ * to the handler as FRING_BUF_PIPE (dev only; option splice_read) */
+#define FRING_CAP_SPLICE_READ (1ULL << 9)
 
 /**
  * The negotiated connection. In the init callback, `capable`, `proto_*` are
@@ -281,6 +289,11 @@ struct fring_file {
 enum fring_buf_kind {
 	FRING_BUF_MEM = 0,   /**< plain memory at `mem` */
 	FRING_BUF_FIXED = 1, /**< io_uring fixed buffer (zero-copy); no `mem` */
+	/** A WRITE's data still in a pipe (`-o splice_read` on dev); no
+	 * `mem`: fring_write_to_fd() splices it to a file. When the handler
+	 * returns without having used it, it is read into memory, so an
+	 * asynchronous answer sees MEM. */
+	FRING_BUF_PIPE = 2,
 };
 
 /**

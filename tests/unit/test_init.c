@@ -691,6 +691,37 @@ static void test_request_timeout_option(void **state)
 	assert_int_equal(out.request_timeout, 0);
 }
 
+/* -o splice_*: proposed in want, kept in se->splice, never sent back */
+static void test_splice_options(void **state)
+{
+	const uint64_t all =
+		FUSE_SPLICE_READ | FUSE_SPLICE_WRITE | FUSE_SPLICE_MOVE;
+
+	(void)state;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(fk.se->splice, 0);
+	assert_int_equal(fk.init_seen.want & all, 0);
+
+	fk.se->cfg.splice_read = fk.se->cfg.splice_write = true;
+	fk.se->cfg.splice_move = true;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(fk.se->splice, all);
+	assert_int_equal(fk.init_seen.want & all, all);
+	assert_int_equal(out_flags64() & all, 0);
+
+	/* the init callback may refuse one */
+	fk.init_hook = want_hook;
+	hook_want_del = FUSE_SPLICE_READ;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(fk.se->splice, FUSE_SPLICE_WRITE | FUSE_SPLICE_MOVE);
+
+	/* a kernel that does not offer them: none */
+	hook_want_del = 0;
+	in.flags &= ~(uint32_t)all;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(fk.se->splice, 0);
+}
+
 static void test_payload_size(void **state)
 {
 	struct fring_conn c;
@@ -736,6 +767,7 @@ int main(void)
 		T(test_payload_size),
 		T(test_request_timeout_option),
 		T(test_passthrough),
+		T(test_splice_options),
 	};
 
 	return cmocka_run_group_tests_name("init", tests, NULL, NULL);

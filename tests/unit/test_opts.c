@@ -195,6 +195,11 @@ static void test_flags(void **state)
 	assert_true(cfg->dev);
 	assert_int_equal(fring_config_set(cfg, "suid", NULL), 0);
 	assert_true(cfg->suid);
+	assert_false(cfg->splice_read || cfg->splice_write || cfg->splice_move);
+	assert_int_equal(fring_config_parse(cfg, "splice_read,splice_write,"
+						 "splice_move"),
+			 0);
+	assert_true(cfg->splice_read && cfg->splice_write && cfg->splice_move);
 
 	/* flags take no value, not even an empty one */
 	static const char *const flags[] = {"allow_other",
@@ -204,7 +209,10 @@ static void test_flags(void **state)
 					    "rw",
 					    "debug",
 					    "dev",
-					    "suid"};
+					    "suid",
+					    "splice_read",
+					    "splice_write",
+					    "splice_move"};
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
 		assert_int_equal(fring_config_set(cfg, flags[i], "1"), -EINVAL);
 		assert_int_equal(fring_config_set(cfg, flags[i], ""), -EINVAL);

@@ -37,3 +37,10 @@ job dev-async - "$E2E/async_test" dev
 # asked for the ring, a mount is refused, naming the kernel's lack
 job uring-refused - "$G/guest-uring-refused.sh" "$MEMFS"
 job probe - "$S/probe.sh" "$BUILD/tools/fring-probe"
+# splice on /dev/fuse (the only way to save a copy on a kernel without
+# FUSE-over-io_uring): memfs's data through the pipes, checked by fsx and the
+# stats (max_write=524288: its pipes fit fs.pipe-max-size)
+job dev-splice-fsx dev env \
+	FRING_E2E_OPTS=splice_read,splice_write,splice_move,max_write=524288 \
+	FRING_E2E_STATS_EXPECT='splice_requests>0 splice_write_bytes>0 splice_read_bytes>0 splice_fallbacks=0' \
+	"$S/run-suite.sh" "$MEMFS" dev "$E2E/fsx" --ops 2000 --seed 5
