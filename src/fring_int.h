@@ -190,6 +190,11 @@ struct fring_session {
 	int exit_efd; /* becomes readable when the session should stop */
 	bool destroyed_called;
 	pthread_mutex_t lock;
+	/* notify.c: INIT answered, so the kernel takes notifications */
+	atomic_bool notify_ready;
+	/* notify.c: retrieves awaiting their NOTIFY_REPLY (under lock) */
+	struct retrieve_wait *retrieves;
+	uint64_t retrieve_seq;
 };
 
 /* session.c */
@@ -237,6 +242,15 @@ FRING_HIDDEN void reply_none(struct fring_req *req);
 FRING_HIDDEN void timeout_split(double t, uint64_t *sec, uint32_t *nsec);
 FRING_HIDDEN void fill_attr(struct fuse_attr *a, const struct stat *st,
 			    uint64_t ino);
+
+/* notify.c */
+/* The cookie of the retrieve whose NOTIFY_REPLY carries unique id, taken
+ * off the list; false if no retrieve has that id. */
+FRING_HIDDEN bool notify_take_retrieve(struct fring_session *se, uint64_t id,
+				       void **cookie);
+FRING_HIDDEN void notify_free(struct fring_session *se);
+FRING_HIDDEN struct fring_pollhandle *pollhandle_new(struct fring_session *se,
+						     uint64_t kh);
 
 /* mount.c */
 FRING_HIDDEN int mount_fuse(struct fring_session *se, const char *mnt);
