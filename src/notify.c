@@ -54,10 +54,10 @@ struct fring_pollhandle {
 };
 
 /*
- * The kernel answers a notification on a connection that is gone (or not
- * initialized) with EINVAL, the same errno as for a malformed one or a
- * store to a directory; a dead /dev/fuse fd polls POLLERR (fuse_dev_poll()),
- * which tells them apart.
+ * A dead /dev/fuse fd polls POLLERR (fuse_dev_poll()). Asked before each
+ * notification: kernels before 7.3 still act on one after the connection
+ * was aborted (6.18: ENOENT, or 0 for resend and inc_epoch), and 7.3
+ * answers EINVAL, the errno of a store to a directory too.
  */
 static int conn_gone(int fd)
 {
@@ -76,7 +76,7 @@ static int notify_send(struct fring_session *se, int code, unsigned min_minor,
 
 	if (!se)
 		return -EINVAL;
-	if (!atomic_load(&se->notify_ready) || se->fd < 0)
+	if (!atomic_load(&se->notify_ready) || se->fd < 0 || conn_gone(se->fd))
 		return -ENOTCONN;
 	if (se->conn.proto_minor < min_minor)
 		return -ENOSYS;
