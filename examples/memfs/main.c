@@ -18,6 +18,8 @@ static const char memfs_usage[] =
 	"    -o negative_timeout=S  seconds absent names may be cached (0)\n"
 	"    -o writeback           let the kernel cache writes\n"
 	"    -o mode=OCTAL          permissions of the root (1777)\n"
+	"    -o remote=FIFO         take remote changes from FIFO and notify\n"
+	"                           the kernel (README: Remote changes)\n"
 	"    -o uid=N,gid=N         owner of the root (the server's)\n";
 
 static int parse_seconds(const char *value, double *out)
@@ -82,6 +84,13 @@ static int memfs_opt_parse(struct memfs_opts *o, const char *key,
 		o->writeback = true;
 		return 0;
 	}
+	if (strcmp(key, "remote") == 0) {
+		if (!value || !*value)
+			return -EINVAL;
+		free(o->remote);
+		o->remote = strdup(value);
+		return o->remote ? 0 : -ENOMEM;
+	}
 	if (strcmp(key, "mode") == 0) {
 		err = parse_ulong(value, 8, 07777, &v);
 		if (!err)
@@ -105,8 +114,7 @@ static void memfs_init(void *userdata, struct fring_conn *conn)
 	struct memfs_inode *root = inode_get(fs, FRING_ROOT_INO);
 	uint64_t want = FRING_CAP_READDIRPLUS | FRING_CAP_READDIRPLUS_AUTO |
 			FRING_CAP_PARALLEL_DIROPS | FRING_CAP_ATOMIC_O_TRUNC |
-			FRING_CAP_HANDLE_KILLPRIV_V2 |
-			FRING_CAP_CACHE_SYMLINKS;
+			FRING_CAP_HANDLE_KILLPRIV_V2 | FRING_CAP_CACHE_SYMLINKS;
 	uint64_t got;
 
 	/* memfs has no ACLs, and does its own s[ug]id killing only in the
@@ -115,6 +123,13 @@ static void memfs_init(void *userdata, struct fring_conn *conn)
 			FRING_CAP_WRITEBACK_CACHE);
 	if (fs->opt.writeback)
 		want |= FRING_CAP_WRITEBACK_CACHE;
+	/* With -o remote the server says when data changed: the kernel must
+	 * not drop pages when it sees a new mtime (it asks for attributes at
+	 * every read with auto_inval_data, as atime changes). */
+	if (fs->opt.remote) {
+		conn->want &= ~FRING_CAP_AUTO_INVAL_DATA;
+		want |= FRING_CAP_EXPLICIT_INVAL_DATA;
+	}
 	conn->want |= want & conn->capable;
 	conn->time_gran = 1;
 	/* Only bits the kernel offers survive INIT. */
@@ -128,6 +143,16 @@ static void memfs_init(void *userdata, struct fring_conn *conn)
 	root->uid = fs->opt.root_uid;
 	root->gid = fs->opt.root_gid;
 	pthread_mutex_unlock(&root->lock);
+}
+
+static void memfs_ready(void *userdata, fring_session_t *s)
+{
+	struct memfs *fs = userdata;
+	int err = fs->opt.remote ? remote_start(fs, s) : 0;
+
+	if (err)
+		fprintf(stderr, "memfs: -o remote=%s: %s\n", fs->opt.remote,
+			strerror(-err));
 }
 
 static const struct fring_ops memfs_ops = {
@@ -189,7 +214,7 @@ static void raise_nofile(void)
 		fclose(f);
 	}
 	if (nr_open > rl.rlim_max) {
-		struct rlimit more = { nr_open, nr_open };
+		struct rlimit more = {nr_open, nr_open};
 
 		if (setrlimit(RLIMIT_NOFILE, &more) == 0)
 			return;
@@ -217,6 +242,7 @@ int main(int argc, char *argv[])
 	struct fring_main_hooks hooks = {
 		.usage = memfs_usage,
 		.opt = memfs_opt,
+		.ready = memfs_ready,
 	};
 	pthread_rwlockattr_t attr;
 	struct memfs_inode *root;

@@ -263,8 +263,7 @@ void memfs_mkdir(fring_req_t *req, fring_ino_t parent, const char *name,
 {
 	/* The set-ID bits of mkdir's mode mean nothing; the setgid bit
 	 * comes from the parent only. */
-	mode = S_IFDIR |
-	       (mode & (0777 | S_ISVTX) & ~fring_req_ctx(req)->umask);
+	mode = S_IFDIR | (mode & (0777 | S_ISVTX) & ~fring_req_ctx(req)->umask);
 	reply_new_node(req, parent, name, mode, 0, NULL, false);
 }
 
@@ -490,8 +489,8 @@ static int may_delete(struct memfs_cred *c, struct memfs_inode *dir,
 }
 
 /* Removes e from dir; fs->ns held for writing. */
-static void remove_entry(struct memfs *fs, struct memfs_inode *dir,
-			 struct memfs_dirent *e)
+void entry_remove(struct memfs *fs, struct memfs_inode *dir,
+		  struct memfs_dirent *e)
 {
 	struct memfs_inode *victim = e->inode;
 
@@ -521,7 +520,7 @@ void memfs_unlink(fring_req_t *req, fring_ino_t parent, const char *name)
 	if (!err && S_ISDIR(e->inode->type))
 		err = EISDIR;
 	if (!err)
-		remove_entry(fs, dir, e);
+		entry_remove(fs, dir, e);
 	pthread_rwlock_unlock(&fs->ns);
 	cred_fini(&c);
 	fring_reply_err(req, err);
@@ -553,7 +552,7 @@ void memfs_rmdir(fring_req_t *req, fring_ino_t parent, const char *name)
 	if (!err && e->inode->dir->count)
 		err = ENOTEMPTY;
 	if (!err)
-		remove_entry(fs, dir, e);
+		entry_remove(fs, dir, e);
 	pthread_rwlock_unlock(&fs->ns);
 	cred_fini(&c);
 	fring_reply_err(req, err);
