@@ -65,22 +65,13 @@ void do_ioctl(struct fring_req *req, struct fring_msg *m)
 void do_poll(struct fring_req *req, struct fring_msg *m)
 {
 	const struct fuse_poll_in *in = take_arg0(m, sizeof(*in));
-	struct fring_pollhandle *ph = NULL;
 	struct fring_file *fi;
 
 	NEED(in, "short poll_in");
 	fi = fi_fh(req, in->fh);
 	fi->poll_events = in->events;
-	if (!req->se->ops.poll_ph) {
-		CALL_OR(poll, ENOSYS, req, req->nodeid, fi, in->kh);
-		return;
-	}
 	/* Without SCHEDULE_NOTIFY the kernel keeps no waiter to wake
-	 * (fuse_file_poll()): no handle then. */
-	if (in->flags & FUSE_POLL_SCHEDULE_NOTIFY) {
-		ph = pollhandle_new(req->se, in->kh);
-		if (!ph)
-			return (void)reply_errno(req, ENOMEM);
-	}
-	req->se->ops.poll_ph(req, req->nodeid, fi, ph);
+	 * (fuse_file_poll()): fring_req_pollhandle() gives none then. */
+	req->poll_kh = in->flags & FUSE_POLL_SCHEDULE_NOTIFY ? in->kh : 0;
+	CALL_OR(poll, ENOSYS, req, req->nodeid, fi, in->kh);
 }

@@ -45,6 +45,7 @@ void do_notify_reply(struct fring_req *req, struct fring_msg *m)
 	const struct fuse_notify_retrieve_in *in = take(m, sizeof(*in));
 	const void *data = in ? take(m, in->size) : NULL;
 	struct fring_session *se = req->se;
+	fring_retrieve_reply_fn fn;
 	void *cookie;
 
 	req->flags |= REQ_NOREPLY;
@@ -53,8 +54,8 @@ void do_notify_reply(struct fring_req *req, struct fring_msg *m)
 	else if (!notify_take_retrieve(se, atomic_load(&req->unique), &cookie))
 		fr_warn("NOTIFY_REPLY for no retrieve (unique %llu)",
 			(unsigned long long)atomic_load(&req->unique));
-	else if (se->ops.retrieve_reply)
-		se->ops.retrieve_reply(se->userdata, cookie, req->nodeid,
-				       (off_t)in->offset, data, in->size);
+	else if ((fn = atomic_load(&se->retrieve_reply)))
+		fn(se->userdata, cookie, req->nodeid, (off_t)in->offset, data,
+		   in->size);
 	reply_none(req);
 }

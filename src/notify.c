@@ -196,6 +196,15 @@ int fring_notify_store(fring_session_t *se, fring_ino_t ino, off_t off,
 	return fring_notify_store_iov(se, ino, off, &d, 1);
 }
 
+int fring_session_set_retrieve_reply(fring_session_t *se,
+				     fring_retrieve_reply_fn fn)
+{
+	if (!se)
+		return -EINVAL;
+	atomic_store(&se->retrieve_reply, fn);
+	return 0;
+}
+
 int fring_notify_retrieve(fring_session_t *se, fring_ino_t ino, off_t off,
 			  size_t size, void *cookie)
 {
@@ -264,13 +273,16 @@ void notify_free(struct fring_session *se)
 	}
 }
 
-struct fring_pollhandle *pollhandle_new(struct fring_session *se, uint64_t kh)
+fring_pollhandle_t *fring_req_pollhandle(fring_req_t *req)
 {
-	struct fring_pollhandle *ph = malloc(sizeof(*ph));
+	struct fring_pollhandle *ph;
 
+	if (!req || req->opcode != FUSE_POLL || !req->poll_kh)
+		return NULL;
+	ph = malloc(sizeof(*ph));
 	if (ph) {
-		ph->se = se;
-		ph->kh = kh;
+		ph->se = req->se;
+		ph->kh = req->poll_kh;
 	}
 	return ph;
 }

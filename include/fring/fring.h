@@ -65,7 +65,7 @@ const char *fring_version(void);
 
 /** Inode number as the kernel knows it. The root is FRING_ROOT_INO. */
 typedef uint64_t fring_ino_t;
-/** A poll waiter the kernel asked to be woken (fring_ops.poll_ph). */
+/** A poll waiter the kernel asked to be woken (fring_req_pollhandle()). */
 typedef struct fring_pollhandle fring_pollhandle_t;
 /** The inode number of the mount's root directory (the kernel's
  * FUSE_ROOT_ID). */
@@ -497,7 +497,8 @@ struct fring_ops {
 	void (*ioctl)(fring_req_t *req, fring_ino_t ino, unsigned int cmd,
 		      void *arg, struct fring_file *fi, unsigned flags,
 		      const void *in_buf, size_t in_bufsz, size_t out_bufsz);
-	/** poll(2) for fi->poll_events. Answer fring_reply_poll(). */
+	/** poll(2) for fi->poll_events. Answer fring_reply_poll(). To be
+	 * woken later, take fring_req_pollhandle(req). */
 	void (*poll)(fring_req_t *req, fring_ino_t ino, struct fring_file *fi,
 		     uint64_t kernel_handle);
 	/** fallocate(2) with mode (FALLOC_FL_*). Answer fring_reply_err(). */
@@ -526,24 +527,6 @@ struct fring_ops {
 	 * request must still be answered exactly once (EINTR is usual); req
 	 * stays valid during the call. */
 	void (*interrupt)(fring_req_t *req, void *userdata);
-	/**
-	 * The answer to fring_notify_retrieve(): size bytes the kernel had
-	 * cached of ino from off (fewer than asked, or none, where the cache
-	 * ends or has a hole), with the cookie given to the retrieve. data is
-	 * valid during the call only. Runs on a queue thread. No answer.
-	 */
-	void (*retrieve_reply)(void *userdata, void *cookie, fring_ino_t ino,
-			       off_t off, const void *data, size_t size);
-	/**
-	 * poll(2) as poll, with a handle: when set it is called instead of
-	 * poll. ph is non-NULL when the kernel asked to be told of a change
-	 * (FUSE_POLL_SCHEDULE_NOTIFY): the handler owns it, keeps it for
-	 * fring_notify_poll() when the file becomes ready, and frees it with
-	 * fring_pollhandle_destroy() (usually when the next one replaces
-	 * it). Answer fring_reply_poll().
-	 */
-	void (*poll_ph)(fring_req_t *req, fring_ino_t ino,
-			struct fring_file *fi, fring_pollhandle_t *ph);
 };
 /**@}*/
 
@@ -978,18 +961,45 @@ int fring_notify_store(fring_session_t *se, fring_ino_t ino, off_t off,
 int fring_notify_store_iov(fring_session_t *se, fring_ino_t ino, off_t off,
 			   const struct iovec *data, int cnt);
 /**
+ * Receives the answer to fring_notify_retrieve(): size bytes the kernel had
+ * cached of ino from off (fewer than asked, or none, where its cache ends
+ * or has a hole), with the cookie given to the retrieve. data is valid
+ * during the call only. Runs on a queue thread; nothing to answer.
+ * libfuse: the retrieve_reply operation.
+ */
+typedef void (*fring_retrieve_reply_fn)(void *userdata, void *cookie,
+					fring_ino_t ino, off_t off,
+					const void *data, size_t size);
+/**
+ * Sets the function retrieve answers go to (NULL: they are dropped). Call
+ * it before the first fring_notify_retrieve(), e.g. before mounting or in
+ * fring_main_hooks.ready.
+ * @return 0, or -EINVAL without a session
+ */
+int fring_session_set_retrieve_reply(fring_session_t *se,
+				     fring_retrieve_reply_fn fn);
+/**
  * Asks the kernel for up to size bytes it has cached of the regular file
- * ino from off. The answer comes later to fring_ops.retrieve_reply (on a
- * queue thread, with cookie), with the bytes up to the first page not
- * cached, at most max_write. libfuse: fuse_lowlevel_notify_retrieve().
+ * ino from off. The answer comes later to the fring_retrieve_reply_fn set
+ * with fring_session_set_retrieve_reply() (on a queue thread, with cookie):
+ * the bytes up to the first page not cached, at most max_write. libfuse:
+ * fuse_lowlevel_notify_retrieve().
  * @return 0 (the answer will come), -ENOENT (not cached), or as the group
  */
 int fring_notify_retrieve(fring_session_t *se, fring_ino_t ino, off_t off,
 			  size_t size, void *cookie);
 /**
- * Wakes the poll(2) waiters of the file ph came with (fring_ops.poll_ph):
- * the kernel polls again. ph stays the caller's. libfuse:
- * fuse_lowlevel_notify_poll().
+ * In a poll handler (fring_ops.poll), before answering: a handle on the
+ * waiter when the kernel asked to be told of a change
+ * (FUSE_POLL_SCHEDULE_NOTIFY), else NULL (also without memory). The
+ * handler owns it: keep it for fring_notify_poll() when the file becomes
+ * ready and free it with fring_pollhandle_destroy(), usually when the next
+ * one replaces it. libfuse hands the same to its poll operation.
+ */
+fring_pollhandle_t *fring_req_pollhandle(fring_req_t *req);
+/**
+ * Wakes the poll(2) waiters of the file ph was taken for: the kernel polls
+ * again. ph stays the caller's. libfuse: fuse_lowlevel_notify_poll().
  * @return 0, or as the group says
  */
 int fring_notify_poll(fring_pollhandle_t *ph);

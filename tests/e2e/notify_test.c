@@ -207,11 +207,12 @@ static void n_write(fring_req_t *req, fring_ino_t ino,
 }
 
 static void n_poll(fring_req_t *req, fring_ino_t ino, struct fring_file *fi,
-		   fring_pollhandle_t *ph)
+		   uint64_t kh)
 {
+	fring_pollhandle_t *ph = fring_req_pollhandle(req);
 	int ready;
 
-	(void)ino, (void)fi;
+	(void)ino, (void)fi, (void)kh;
 	pthread_mutex_lock(&lock);
 	ready = poll_ready;
 	if (ph) {
@@ -246,8 +247,7 @@ static const struct fring_ops ops = {
 	.open = n_open,
 	.read = n_read,
 	.write = n_write,
-	.poll_ph = n_poll,
-	.retrieve_reply = n_retrieve_reply,
+	.poll = n_poll,
 };
 
 /* ---------------- client side ---------------- */
@@ -675,6 +675,8 @@ int main(int argc, char *argv[])
 		return 1;
 	ret = fring_session_new(&ops, sizeof(ops), NULL, cfg, &se);
 	fring_config_free(cfg);
+	if (!ret)
+		ret = fring_session_set_retrieve_reply(se, n_retrieve_reply);
 	if (ret)
 		return chk_result(0, "session_new", "%d", ret), 1;
 	ret = fring_notify_inval_inode(se, FRING_ROOT_INO, 0, 0);
