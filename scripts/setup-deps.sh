@@ -9,10 +9,12 @@ set -euo pipefail
 # fio: the I/O load of the stress suite's lifecycle test (tests/stress)
 # abigail-tools: abidw/abidiff, the install suite's `abi` test compares
 # libfring.so with the newest release's committed ABI dump (abi/)
+# acl: setfacl/getfacl, tests/e2e/features.sh compares memfs's POSIX ACLs
+# (-o acl) with tmpfs's
 pkgs=(gcc clang libclang-rt-14-dev meson ninja-build pkg-config liburing-dev libcmocka-dev fuse3
       util-linux python3 valgrind fio
       qemu-system-x86 busybox-static debian-archive-keyring
-      doxygen groff-base man-db abigail-tools)
+      doxygen groff-base man-db abigail-tools acl)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

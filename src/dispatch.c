@@ -170,6 +170,8 @@ void fring_dispatch(struct fring_req *req, struct fring_msg *m)
 	req->ctx.pid = (pid_t)ih->pid;
 	req->ctx.umask = 0;
 	req->max_out = 0;
+	req->ext = m->ext;
+	req->ext_len = m->ext_len;
 	req_begin(req, ih->unique);
 	stat_add(req->q, by_opcode[op < FRING_STATS_OPCODES ? op : 0], 1);
 	if (req->se->cfg.debug)
@@ -190,6 +192,8 @@ void fring_reject(struct fring_req *req, const struct fuse_in_header *ih,
 	req->opcode = ih->opcode;
 	req->nodeid = ih->nodeid;
 	req->max_out = 0;
+	req->ext = NULL;
+	req->ext_len = 0;
 	req_begin(req, ih->unique);
 	malformed(req, why);
 	req_end_handler(req);

@@ -23,6 +23,10 @@ void open_common(struct fring_req *req, struct fring_msg *m, bool dir)
 			req->se->ops.opendir(req, req->nodeid, fi);
 		else
 			req->se->ops.open(req, req->nodeid, fi);
+	} else if (dir ? req->se->no_opendir : req->se->no_open) {
+		/* the kernel then opens locally and never asks again
+		 * (fuse_file_open()) */
+		reply_errno(req, ENOSYS);
 	} else {
 		fring_reply_open(req, fi);
 	}

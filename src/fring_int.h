@@ -15,6 +15,7 @@
 
 #include "fring/fring.h"
 #include "fuse_abi.h"
+#include "stats_list.h"
 
 #define FRING_HIDDEN	     __attribute__((visibility("hidden")))
 #define FRING_PAGE	     4096u
@@ -56,16 +57,12 @@ struct fring_config {
 FRING_HIDDEN void fring_config_defaults(struct fring_config *cfg);
 
 /* ---------------- statistics (stats.c) ---------------- */
+#define STAT_FIELD(name, how) _Atomic uint64_t name;
 struct fring_qstats {
-	_Atomic uint64_t requests, replies, errors, malformed;
-	_Atomic uint64_t bytes_read, bytes_written, zero_copy_requests;
-	_Atomic uint64_t pool_waits, in_flight, handler_bugs, max_latency_ns;
-	_Atomic uint64_t ring_entries;
-	_Atomic uint64_t pool_requests;
-	_Atomic uint64_t zero_copy_reads, zero_copy_writes, zero_copy_staged;
-	_Atomic uint64_t send_failures;
+	FRING_STATS_LIST(STAT_FIELD, STAT_FIELD)
 	_Atomic uint64_t by_opcode[FRING_STATS_OPCODES];
 };
+#undef STAT_FIELD
 #define stat_add(q, field, n)                                                  \
 	atomic_fetch_add_explicit(&(q)->stats.field, (n), memory_order_relaxed)
 #define stat_sub(q, field, n)                                                  \
@@ -127,6 +124,10 @@ struct fring_req {
 	char *data;	    /* mem + FRING_PAGE: where bulk reply data goes */
 	size_t datasz;	    /* room at data */
 	size_t in_len;	    /* bytes of the request */
+	/* the request's extension block (FUSE_EXT_*), or NULL; inside the
+	 * request buffer, so valid until the answer */
+	const char *ext;
+	size_t ext_len;
 	struct fring_req *next_free;
 	/* small replies are encoded here, next to their header */
 	union {
@@ -180,6 +181,9 @@ struct fring_session {
 	struct fring_conn conn;
 	bool got_init;
 	bool setxattr_ext; /* 16-byte setxattr_in negotiated */
+	/* open / opendir without a callback answer ENOSYS (the filesystem
+	 * wanted FRING_CAP_NO_OPEN(DIR)_SUPPORT), see init.c */
+	bool no_open, no_opendir;
 	enum fring_transport transport;
 	char reason[512];
 	unsigned nqueues;

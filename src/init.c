@@ -19,6 +19,12 @@
 	 FUSE_HAS_RESEND | FUSE_HAS_IO_URING_BUFPOOL | FUSE_MAP_ALIGNMENT |    \
 	 FUSE_SUBMOUNTS)
 
+/* The kernel says it can open without the server (FUSE_NO_OPEN_SUPPORT);
+ * the server says "no open" by answering ENOSYS (fuse_file_open()), never
+ * in INIT. A filesystem wanting one of these without an open / opendir
+ * callback gets that ENOSYS from the library, as with libfuse. */
+#define LIBRARY_CAPS (FUSE_NO_OPEN_SUPPORT | FUSE_NO_OPENDIR_SUPPORT)
+
 unsigned init_max_pages_limit(void)
 {
 	unsigned v = 256;
@@ -146,7 +152,10 @@ int init_negotiate(struct fring_session *se, const struct fuse_init_in *inp,
 		fr_warn("INIT: the kernel does not offer capabilities 0x%llx; "
 			"dropped",
 			(unsigned long long)dropped);
-	c->want &= c->capable & ~KERNEL_ONLY_CAPS;
+	c->want &= c->capable & ~(KERNEL_ONLY_CAPS & ~LIBRARY_CAPS);
+	se->no_open = !se->ops.open && (c->want & FUSE_NO_OPEN_SUPPORT);
+	se->no_opendir =
+		!se->ops.opendir && (c->want & FUSE_NO_OPENDIR_SUPPORT);
 	c->max_write = clamp_max_write(c->max_write);
 	if (!(c->want & FUSE_MAX_PAGES) || c->max_pages == 0)
 		c->max_pages = FUSE_DEFAULT_MAX_PAGES_PER_REQ;
@@ -169,7 +178,7 @@ int init_negotiate(struct fring_session *se, const struct fuse_init_in *inp,
 			     ? in.minor
 			     : FUSE_KERNEL_MINOR_VERSION;
 	out->max_readahead = c->max_readahead;
-	out->flags = (uint32_t)c->want;
+	out->flags = (uint32_t)(c->want & ~LIBRARY_CAPS);
 	out->max_background = (uint16_t)c->max_background;
 	out->congestion_threshold = (uint16_t)c->congestion_threshold;
 	out->max_write = c->max_write;

@@ -29,31 +29,48 @@ void stats_note_latency(struct fring_qstats *st, uint64_t ns)
 		;
 }
 
-#define LD(f) atomic_load_explicit(&in->f, memory_order_relaxed)
-static void stats_read(const struct fring_qstats *in, struct fring_stats *o)
+/* Every counter of a queue at one moment (each exact, the set not a
+ * snapshot), indexed by enum stat_id, plus what is computed when read. */
+enum stat_id {
+#define STAT_ID(name, how) STAT_##name,
+	FRING_STATS_LIST(STAT_ID, STAT_ID)
+#undef STAT_ID
+		STAT_COUNT
+};
+
+enum stat_how { SUM, MAX };
+
+static const struct {
+	const char *name;
+	enum stat_how how;
+	bool ext; /* not in struct fring_stats */
+} stat_info[STAT_COUNT] = {
+#define STAT_PUB(name, how) {#name, how, false},
+#define STAT_EXT(name, how) {#name, how, true},
+	FRING_STATS_LIST(STAT_PUB, STAT_EXT)
+#undef STAT_PUB
+#undef STAT_EXT
+};
+
+struct stats_snap {
+	uint64_t c[STAT_COUNT];
+	uint64_t by_opcode[FRING_STATS_OPCODES];
+	uint64_t oldest_pending_ns;
+	uint64_t faults_injected;
+};
+
+static void stats_read(const struct fring_qstats *in, struct stats_snap *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->requests = LD(requests);
-	o->replies = LD(replies);
-	o->errors = LD(errors);
-	o->malformed = LD(malformed);
-	o->bytes_read = LD(bytes_read);
-	o->bytes_written = LD(bytes_written);
-	o->zero_copy_requests = LD(zero_copy_requests);
-	o->pool_waits = LD(pool_waits);
-	o->in_flight = LD(in_flight);
-	o->handler_bugs = LD(handler_bugs);
-	o->max_latency_ns = LD(max_latency_ns);
-	o->ring_entries = LD(ring_entries);
-	o->pool_requests = LD(pool_requests);
-	o->zero_copy_reads = LD(zero_copy_reads);
-	o->zero_copy_writes = LD(zero_copy_writes);
-	o->zero_copy_staged = LD(zero_copy_staged);
-	o->send_failures = LD(send_failures);
+#define STAT_LD(name, how)                                                     \
+	o->c[STAT_##name] =                                                    \
+		atomic_load_explicit(&in->name, memory_order_relaxed);
+	FRING_STATS_LIST(STAT_LD, STAT_LD)
+#undef STAT_LD
 	for (unsigned i = 0; i < FRING_STATS_OPCODES; i++)
-		o->by_opcode[i] = LD(by_opcode[i]);
+		o->by_opcode[i] = atomic_load_explicit(&in->by_opcode[i],
+						       memory_order_relaxed);
 }
-#undef LD
 
 /* The slot table only grows while the session lives, under the queue's
  * lock; a slot is pending from req_begin() until its answer is claimed. */
@@ -77,45 +94,35 @@ static uint64_t oldest_pending(const struct fring_queue *cq, uint64_t now)
 	return oldest;
 }
 
-static void queue_read(const struct fring_queue *q, struct fring_stats *o)
+static void queue_read(const struct fring_queue *q, struct stats_snap *o)
 {
 	stats_read(&q->stats, o);
 	o->oldest_pending_ns = oldest_pending(q, fring_now_ns());
 }
 
-static void stats_sum(struct fring_stats *t, const struct fring_stats *s)
+static uint64_t max_u64(uint64_t a, uint64_t b)
 {
-	t->requests += s->requests;
-	t->replies += s->replies;
-	t->errors += s->errors;
-	t->malformed += s->malformed;
-	t->bytes_read += s->bytes_read;
-	t->bytes_written += s->bytes_written;
-	t->zero_copy_requests += s->zero_copy_requests;
-	t->pool_waits += s->pool_waits;
-	t->in_flight += s->in_flight;
-	t->handler_bugs += s->handler_bugs;
-	t->ring_entries += s->ring_entries;
-	t->pool_requests += s->pool_requests;
-	t->zero_copy_reads += s->zero_copy_reads;
-	t->zero_copy_writes += s->zero_copy_writes;
-	t->zero_copy_staged += s->zero_copy_staged;
-	t->send_failures += s->send_failures;
-	if (s->max_latency_ns > t->max_latency_ns)
-		t->max_latency_ns = s->max_latency_ns;
-	if (s->oldest_pending_ns > t->oldest_pending_ns)
-		t->oldest_pending_ns = s->oldest_pending_ns;
+	return a > b ? a : b;
+}
+
+static void stats_sum(struct stats_snap *t, const struct stats_snap *s)
+{
+	for (unsigned i = 0; i < STAT_COUNT; i++)
+		t->c[i] = stat_info[i].how == MAX ? max_u64(t->c[i], s->c[i])
+						  : t->c[i] + s->c[i];
+	t->oldest_pending_ns =
+		max_u64(t->oldest_pending_ns, s->oldest_pending_ns);
 	for (unsigned i = 0; i < FRING_STATS_OPCODES; i++)
 		t->by_opcode[i] += s->by_opcode[i];
 }
 
-int fring_session_stats(const fring_session_t *s, unsigned q,
-			struct fring_stats *out)
+/* Queue q's counters, or the sum over the queues and the ring transports'
+ * /dev/fuse side channel for FRING_STATS_ALL. */
+static int session_snap(const fring_session_t *s, unsigned q,
+			struct stats_snap *out)
 {
-	struct fring_stats one;
+	struct stats_snap one;
 
-	if (!s || !out)
-		return -EINVAL;
 	if (q != FRING_STATS_ALL) {
 		if (q >= s->nqueues || !s->queues)
 			return -EINVAL;
@@ -127,7 +134,6 @@ int fring_session_stats(const fring_session_t *s, unsigned q,
 		queue_read(&s->queues[i], &one);
 		stats_sum(out, &one);
 	}
-	/* the /dev/fuse side channel of the ring transports */
 	if (s->side) {
 		queue_read(s->side, &one);
 		stats_sum(out, &one);
@@ -139,34 +145,60 @@ int fring_session_stats(const fring_session_t *s, unsigned q,
 	return 0;
 }
 
-static void json_counters(FILE *f, const struct fring_stats *st)
+int fring_session_stats(const fring_session_t *s, unsigned q,
+			struct fring_stats *out)
 {
-	fprintf(f,
-		"\"requests\":%llu,\"replies\":%llu,\"errors\":%llu,"
-		"\"malformed\":%llu,\"bytes_read\":%llu,"
-		"\"bytes_written\":%llu,\"zero_copy_requests\":%llu,"
-		"\"pool_waits\":%llu,\"in_flight\":%llu,"
-		"\"handler_bugs\":%llu,\"max_latency_ns\":%llu,"
-		"\"ring_entries\":%llu,\"pool_requests\":%llu,"
-		"\"zero_copy_reads\":%llu,\"zero_copy_writes\":%llu,"
-		"\"zero_copy_staged\":%llu,\"send_failures\":%llu,"
-		"\"oldest_pending_ns\":%llu",
-		(unsigned long long)st->requests,
-		(unsigned long long)st->replies, (unsigned long long)st->errors,
-		(unsigned long long)st->malformed,
-		(unsigned long long)st->bytes_read,
-		(unsigned long long)st->bytes_written,
-		(unsigned long long)st->zero_copy_requests,
-		(unsigned long long)st->pool_waits,
-		(unsigned long long)st->in_flight,
-		(unsigned long long)st->handler_bugs,
-		(unsigned long long)st->max_latency_ns,
-		(unsigned long long)st->ring_entries,
-		(unsigned long long)st->pool_requests,
-		(unsigned long long)st->zero_copy_reads,
-		(unsigned long long)st->zero_copy_writes,
-		(unsigned long long)st->zero_copy_staged,
-		(unsigned long long)st->send_failures,
+	struct stats_snap snap;
+	int ret;
+
+	if (!s || !out)
+		return -EINVAL;
+	ret = session_snap(s, q, &snap);
+	if (ret)
+		return ret;
+	memset(out, 0, sizeof(*out));
+#define STAT_PUB(name, how) out->name = snap.c[STAT_##name];
+#define STAT_EXT(name, how)
+	FRING_STATS_LIST(STAT_PUB, STAT_EXT)
+#undef STAT_PUB
+#undef STAT_EXT
+	memcpy(out->by_opcode, snap.by_opcode, sizeof(out->by_opcode));
+	out->oldest_pending_ns = snap.oldest_pending_ns;
+	out->faults_injected = snap.faults_injected;
+	return 0;
+}
+
+int fring_session_counter(const fring_session_t *s, unsigned q,
+			  const char *name, uint64_t *value)
+{
+	struct stats_snap snap;
+	int ret;
+
+	if (!s || !name || !value)
+		return -EINVAL;
+	ret = session_snap(s, q, &snap);
+	if (ret)
+		return ret;
+	for (unsigned i = 0; i < STAT_COUNT; i++)
+		if (!strcmp(name, stat_info[i].name)) {
+			*value = snap.c[i];
+			return 0;
+		}
+	if (!strcmp(name, "oldest_pending_ns"))
+		*value = snap.oldest_pending_ns;
+	else if (!strcmp(name, "faults_injected"))
+		*value = snap.faults_injected;
+	else
+		return -ENOENT;
+	return 0;
+}
+
+static void json_counters(FILE *f, const struct stats_snap *st)
+{
+	for (unsigned i = 0; i < STAT_COUNT; i++)
+		fprintf(f, "%s\"%s\":%llu", i ? "," : "", stat_info[i].name,
+			(unsigned long long)st->c[i]);
+	fprintf(f, ",\"oldest_pending_ns\":%llu",
 		(unsigned long long)st->oldest_pending_ns);
 }
 
@@ -174,7 +206,7 @@ static void json_counters(FILE *f, const struct fring_stats *st)
  * ring), so it is built in a memory stream, then written whole. */
 int fring_session_write_stats(const fring_session_t *s, int fd)
 {
-	struct fring_stats st;
+	struct stats_snap st;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
@@ -185,7 +217,7 @@ int fring_session_write_stats(const fring_session_t *s, int fd)
 	f = open_memstream(&buf, &len);
 	if (!f)
 		return -ENOMEM;
-	fring_session_stats(s, FRING_STATS_ALL, &st);
+	session_snap(s, FRING_STATS_ALL, &st);
 	fprintf(f, "{\"transport\":\"%s\",\"queues\":%u,",
 		fring_transport_name(s->transport), s->nqueues);
 	json_counters(f, &st);
@@ -201,7 +233,6 @@ int fring_session_write_stats(const fring_session_t *s, int fd)
 	}
 	fputc('}', f);
 #ifdef FRING_FAULT_INJECTION
-	fring_session_stats(s, FRING_STATS_ALL, &st);
 	fprintf(f, ",\"faults_injected\":%llu,\"faults\":{",
 		(unsigned long long)st.faults_injected);
 	for (int p = 0; p < FAULT_NPOINTS; p++)
@@ -213,7 +244,7 @@ int fring_session_write_stats(const fring_session_t *s, int fd)
 #endif
 	fputs(",\"per_queue\":[", f);
 	for (unsigned q = 0; q < s->nqueues; q++) {
-		fring_session_stats(s, q, &st);
+		session_snap(s, q, &st);
 		fprintf(f, "%s{\"queue\":%u,", q ? "," : "", q);
 		json_counters(f, &st);
 		fputc('}', f);

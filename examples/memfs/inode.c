@@ -28,6 +28,20 @@
  * coarse times from going behind fine ones given to other inodes.
  */
 static atomic_int_fast64_t time_floor;
+/* -o time_gran: the kernel truncates the times it sets itself
+ * (timestamp_truncate()) and shows ours as they are, so ours are cut the
+ * same way. Set at INIT, before any request. */
+static long time_gran = 1;
+
+void memfs_set_time_gran(long ns)
+{
+	time_gran = ns > 0 && ns <= 1000000000 ? ns : 1;
+}
+
+static void ts_truncate(struct timespec *ts)
+{
+	ts->tv_nsec -= ts->tv_nsec % time_gran;
+}
 
 static int64_t ts_ns(const struct timespec *ts)
 {
@@ -43,6 +57,7 @@ void memfs_now(struct timespec *ts)
 		ts->tv_sec = floor / 1000000000;
 		ts->tv_nsec = floor % 1000000000;
 	}
+	ts_truncate(ts);
 }
 
 static void fine_now(struct timespec *ts)
@@ -54,6 +69,7 @@ static void fine_now(struct timespec *ts)
 	while (t > floor &&
 	       !atomic_compare_exchange_weak(&time_floor, &floor, t))
 		;
+	ts_truncate(ts);
 }
 
 void inode_now_locked(struct memfs_inode *n, struct timespec *ts)

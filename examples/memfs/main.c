@@ -2,6 +2,7 @@
 /* memfs: options, connection setup and the callback table. */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,17 @@ static const char memfs_usage[] =
 	"    -o attr_timeout=S      seconds attributes may be cached (1.0)\n"
 	"    -o negative_timeout=S  seconds absent names may be cached (0)\n"
 	"    -o writeback           let the kernel cache writes\n"
+	"    -o readdirplus=auto|yes|no  attributes with listings (auto)\n"
+	"    -o parallel_dirops[=0] concurrent lookups in a directory (on)\n"
+	"    -o no_open             open/opendir answer ENOSYS: the kernel\n"
+	"                           then opens without asking\n"
+	"    -o killpriv_v2[=0]     clear s[ug]id on the kernel's word (on)\n"
+	"    -o acl                 POSIX ACLs (implies default_permissions)\n"
+	"    -o supp_group          the kernel sends the caller's matching\n"
+	"                           supplementary group with creates\n"
+	"    -o max_pages=N         pages per request (from max_write)\n"
+	"    -o time_gran=NS        timestamp granularity, 1..1e9 ns (1)\n"
+	"    -o lookup_delay_ms=N   each lookup takes N ms more (tests)\n"
 	"    -o mode=OCTAL          permissions of the root (1777)\n"
 	"    -o remote=FIFO         take remote changes from FIFO and notify\n"
 	"                           the kernel (README: Remote changes)\n"
@@ -56,6 +68,74 @@ static int parse_ulong(const char *value, int base, unsigned long max,
 static int memfs_opt_parse(struct memfs_opts *o, const char *key,
 			   const char *value);
 
+/* NAME turns a feature on, NAME=0 or NAME=1 says which. */
+static int parse_flag(const char *value, bool *out)
+{
+	if (!value || strcmp(value, "1") == 0)
+		*out = true;
+	else if (strcmp(value, "0") == 0)
+		*out = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_rdplus(const char *value, enum memfs_rdplus *out)
+{
+	static const char *const names[] = {"auto", "yes", "no"};
+
+	for (unsigned i = 0; value && i < 3; i++)
+		if (strcmp(value, names[i]) == 0) {
+			*out = (enum memfs_rdplus)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static int parse_unsigned(const char *value, unsigned long min,
+			  unsigned long max, unsigned *out)
+{
+	unsigned long v;
+	int err = parse_ulong(value, 10, max, &v);
+
+	if (!err && v < min)
+		err = -EINVAL;
+	if (!err)
+		*out = (unsigned)v;
+	return err;
+}
+
+static int memfs_feature_opt(struct memfs_opts *o, const char *key,
+			     const char *value)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} flags[] = {
+		{"writeback", offsetof(struct memfs_opts, writeback)},
+		{"parallel_dirops",
+		 offsetof(struct memfs_opts, parallel_dirops)},
+		{"no_open", offsetof(struct memfs_opts, no_open)},
+		{"killpriv_v2", offsetof(struct memfs_opts, killpriv_v2)},
+		{"acl", offsetof(struct memfs_opts, acl)},
+		{"supp_group", offsetof(struct memfs_opts, supp_group)},
+	};
+
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (strcmp(key, flags[i].name) == 0)
+			return parse_flag(value,
+					  (bool *)((char *)o + flags[i].off));
+	if (strcmp(key, "readdirplus") == 0)
+		return parse_rdplus(value, &o->readdirplus);
+	if (strcmp(key, "max_pages") == 0)
+		return parse_unsigned(value, 1, 65535, &o->max_pages);
+	if (strcmp(key, "time_gran") == 0)
+		return parse_unsigned(value, 1, 1000000000, &o->time_gran);
+	if (strcmp(key, "lookup_delay_ms") == 0)
+		return parse_unsigned(value, 0, 60000, &o->lookup_delay_ms);
+	return -ENOENT;
+}
+
 static int memfs_opt(void *userdata, const char *key, const char *value)
 {
 	int err = memfs_opt_parse(&((struct memfs *)userdata)->opt, key, value);
@@ -78,12 +158,6 @@ static int memfs_opt_parse(struct memfs_opts *o, const char *key,
 		return parse_seconds(value, &o->attr_timeout);
 	if (strcmp(key, "negative_timeout") == 0)
 		return parse_seconds(value, &o->negative_timeout);
-	if (strcmp(key, "writeback") == 0) {
-		if (value)
-			return -EINVAL;
-		o->writeback = true;
-		return 0;
-	}
 	if (strcmp(key, "remote") == 0) {
 		if (!value || !*value)
 			return -EINVAL;
@@ -91,6 +165,9 @@ static int memfs_opt_parse(struct memfs_opts *o, const char *key,
 		o->remote = strdup(value);
 		return o->remote ? 0 : -ENOMEM;
 	}
+	err = memfs_feature_opt(o, key, value);
+	if (err != -ENOENT)
+		return err;
 	if (strcmp(key, "mode") == 0) {
 		err = parse_ulong(value, 8, 07777, &v);
 		if (!err)
@@ -108,34 +185,73 @@ static int memfs_opt_parse(struct memfs_opts *o, const char *key,
 	return -ENOENT;
 }
 
+/* What memfs asks of INIT from its options; the library's proposal for
+ * these is replaced, the rest of it kept. */
 static void memfs_init(void *userdata, struct fring_conn *conn)
 {
 	struct memfs *fs = userdata;
+	const struct memfs_opts *o = &fs->opt;
 	struct memfs_inode *root = inode_get(fs, FRING_ROOT_INO);
-	uint64_t want = FRING_CAP_READDIRPLUS | FRING_CAP_READDIRPLUS_AUTO |
-			FRING_CAP_PARALLEL_DIROPS | FRING_CAP_ATOMIC_O_TRUNC |
-			FRING_CAP_HANDLE_KILLPRIV_V2 | FRING_CAP_CACHE_SYMLINKS;
+	uint64_t want = FRING_CAP_ATOMIC_O_TRUNC | FRING_CAP_CACHE_SYMLINKS;
 	uint64_t got;
 
-	/* memfs has no ACLs, and does its own s[ug]id killing only in the
-	 * v2 protocol, where the kernel says when. */
-	conn->want &= ~(FRING_CAP_POSIX_ACL | FRING_CAP_HANDLE_KILLPRIV |
-			FRING_CAP_WRITEBACK_CACHE);
-	if (fs->opt.writeback)
+	conn->want &=
+		~(FRING_CAP_POSIX_ACL | FRING_CAP_DONT_MASK |
+		  FRING_CAP_HANDLE_KILLPRIV | FRING_CAP_HANDLE_KILLPRIV_V2 |
+		  FRING_CAP_WRITEBACK_CACHE | FRING_CAP_READDIRPLUS |
+		  FRING_CAP_READDIRPLUS_AUTO | FRING_CAP_PARALLEL_DIROPS |
+		  FRING_CAP_CREATE_SUPP_GROUP);
+	if (o->readdirplus != RDPLUS_NO)
+		want |= FRING_CAP_READDIRPLUS;
+	if (o->readdirplus == RDPLUS_AUTO)
+		want |= FRING_CAP_READDIRPLUS_AUTO;
+	/* HANDLE_KILLPRIV (v1) is not asked for: there the kernel never
+	 * says when to drop s[ug]id, and memfs would have to guess. */
+	if (o->killpriv_v2)
+		want |= FRING_CAP_HANDLE_KILLPRIV_V2;
+	if (o->parallel_dirops)
+		want |= FRING_CAP_PARALLEL_DIROPS;
+	if (o->writeback)
 		want |= FRING_CAP_WRITEBACK_CACHE;
+	/* With ACLs a default ACL takes the umask's place, so the kernel
+	 * must not apply it first (it does unless DONT_MASK, fuse_mknod()) */
+	if (o->acl)
+		want |= FRING_CAP_POSIX_ACL | FRING_CAP_DONT_MASK;
+	if (o->supp_group)
+		want |= FRING_CAP_CREATE_SUPP_GROUP;
+	if (o->no_open) {
+		/* With ATOMIC_O_TRUNC the kernel leaves O_TRUNC to the OPEN
+		 * it no longer sends (fuse_do_setattr(), ATTR_OPEN). */
+		want &= ~FRING_CAP_ATOMIC_O_TRUNC;
+		conn->want &= ~FRING_CAP_ATOMIC_O_TRUNC;
+		want |= FRING_CAP_NO_OPEN_SUPPORT |
+			FRING_CAP_NO_OPENDIR_SUPPORT;
+	}
 	/* With -o remote the server says when data changed: the kernel must
 	 * not drop pages when it sees a new mtime (it asks for attributes at
 	 * every read with auto_inval_data, as atime changes). */
-	if (fs->opt.remote) {
+	if (o->remote) {
 		conn->want &= ~FRING_CAP_AUTO_INVAL_DATA;
 		want |= FRING_CAP_EXPLICIT_INVAL_DATA;
 	}
-	conn->want |= want & conn->capable;
-	conn->time_gran = 1;
+	/* what the kernel lacks the library drops, and says so in the log
+	 * (tests/e2e/features.sh reads it) */
+	conn->want |= want;
+	if (o->max_pages)
+		conn->max_pages = o->max_pages;
+	conn->time_gran = o->time_gran;
+	memfs_set_time_gran((long)o->time_gran);
 	/* Only bits the kernel offers survive INIT. */
 	got = conn->want & conn->capable;
 	fs->killpriv_v2 = (got & FRING_CAP_HANDLE_KILLPRIV_V2) != 0;
 	fs->writeback = (got & FRING_CAP_WRITEBACK_CACHE) != 0;
+	fs->acl = (got & FRING_CAP_POSIX_ACL) && (got & FRING_CAP_DONT_MASK);
+	/* ENOSYS is an error where the kernel cannot open on its own */
+	fs->no_open = o->no_open && (got & FRING_CAP_NO_OPEN_SUPPORT) &&
+		      (got & FRING_CAP_NO_OPENDIR_SUPPORT);
+	if (o->acl && !fs->acl)
+		fprintf(stderr, "memfs: the kernel does not offer POSIX ACLs; "
+				"acl ignored\n");
 
 	/* The options are known only now; no request has come yet. */
 	pthread_mutex_lock(&root->lock);
@@ -214,7 +330,7 @@ static void raise_nofile(void)
 		fclose(f);
 	}
 	if (nr_open > rl.rlim_max) {
-		struct rlimit more = {nr_open, nr_open};
+		struct rlimit more = { nr_open, nr_open };
 
 		if (setrlimit(RLIMIT_NOFILE, &more) == 0)
 			return;
@@ -252,6 +368,9 @@ int main(int argc, char *argv[])
 	fs.opt.entry_timeout = 1.0;
 	fs.opt.attr_timeout = 1.0;
 	fs.opt.root_mode = 01777;
+	fs.opt.parallel_dirops = true;
+	fs.opt.killpriv_v2 = true;
+	fs.opt.time_gran = 1;
 	fs.opt.root_uid = getuid();
 	fs.opt.root_gid = getgid();
 	fs.protected_hardlinks = sysctl_on("/proc/sys/fs/protected_hardlinks");

@@ -149,11 +149,22 @@ struct memfs_table {
 	uint64_t next_generation;
 };
 
+enum memfs_rdplus { RDPLUS_AUTO, RDPLUS_YES, RDPLUS_NO };
+
 struct memfs_opts {
 	double entry_timeout;
 	double attr_timeout;
 	double negative_timeout;
 	bool writeback;
+	enum memfs_rdplus readdirplus;
+	bool parallel_dirops;
+	bool no_open; /* open and opendir answer ENOSYS */
+	bool killpriv_v2;
+	bool acl;
+	bool supp_group;
+	unsigned max_pages; /* 0: the library's choice */
+	unsigned time_gran; /* ns */
+	unsigned lookup_delay_ms;
 	mode_t root_mode;
 	uid_t root_uid;
 	gid_t root_gid;
@@ -167,6 +178,8 @@ struct memfs {
 	atomic_uint_fast64_t ninodes;
 	bool killpriv_v2;	  /* the kernel tells us when to drop s[ug]id */
 	bool writeback;		  /* the kernel caches writes */
+	bool acl;		  /* POSIX ACLs negotiated */
+	bool no_open;		  /* open / opendir answer ENOSYS */
 	bool protected_hardlinks; /* fs.protected_hardlinks */
 	fring_session_t *se;	  /* for notifications (remote.c) */
 };
@@ -211,6 +224,8 @@ bool inode_is_dead_dir(struct memfs_inode *n);
 /* The time for a change that nobody has to tell apart from the last one
  * (see inode.c); also for atime. */
 void memfs_now(struct timespec *ts);
+/* Timestamps from now on are multiples of ns (1..1e9). */
+void memfs_set_time_gran(long ns);
 /* The time for a change of n; caller holds n->lock. */
 void inode_now_locked(struct memfs_inode *n, struct timespec *ts);
 /* Mark n modified (m+ctime) or changed (ctime); caller holds n->lock. */
@@ -246,6 +261,33 @@ int perm_sticky(struct memfs_cred *c, struct memfs_inode *dir,
 		struct memfs_inode *victim);
 /* Search then write+search on dir, as for creating or removing a name. */
 int perm_dir_write(struct memfs_cred *c, struct memfs_inode *dir);
+/* perm_attrs() on n's attributes, or its access ACL when it has one;
+ * caller holds n->lock. */
+int perm_locked(struct memfs_cred *c, struct memfs_inode *n, int mask);
+
+/* xattr.c, caller holds n->lock */
+struct memfs_xattr *xattr_find(struct memfs_xattrs *x, const char *name);
+int xattr_set_locked(struct memfs_inode *n, const char *name, const void *value,
+		     size_t size, int flags);
+void xattr_del_locked(struct memfs_inode *n, struct memfs_xattr *x);
+
+/* acl.c: POSIX ACLs in the kernel's xattr format (-o acl) */
+#define MEMFS_ACL_ACCESS  "system.posix_acl_access"
+#define MEMFS_ACL_DEFAULT "system.posix_acl_default"
+bool acl_name(const char *name, bool *is_default);
+int acl_valid(const void *value, size_t size); /* 0 or errno */
+bool acl_equiv_mode(const void *value, size_t size, mode_t *mode);
+void acl_chmod(void *value, size_t size, mode_t mode);
+bool acl_create_masq(void *value, size_t size, mode_t *mode);
+int acl_permission(struct memfs_cred *c, const void *value, size_t size,
+		   uid_t owner, gid_t group, int want);
+/* An ACL xattr set on n: the mode follows an access ACL, which is not
+ * kept when the mode says it all. Caller holds n->lock. */
+int acl_set_locked(struct memfs_cred *c, struct memfs_inode *n, bool is_default,
+		   const void *value, size_t size, int flags);
+/* A new inode n in dir: dir's default ACL, else the umask, applies to its
+ * mode. Caller holds fs->ns; n is not yet visible. */
+int acl_inherit(struct memfs_inode *dir, struct memfs_inode *n, mode_t umask);
 
 /* Callbacks, grouped by file. */
 /* ops_entry.c */

@@ -54,7 +54,7 @@ static int setattr_check(struct memfs *fs, struct memfs_cred *c,
 		if (!S_ISREG(n->type))
 			return EINVAL;
 		/* ftruncate(2) was checked when the file was opened. */
-		if (!fi && perm_attrs(c, n->mode, n->uid, n->gid, W_OK))
+		if (!fi && perm_locked(c, n, W_OK))
 			return EACCES;
 	}
 	if ((to_set & (FRING_SET_UID | FRING_SET_GID)) && c->uid != 0) {
@@ -80,7 +80,7 @@ static int setattr_check(struct memfs *fs, struct memfs_cred *c,
 
 		if (explicit)
 			return EPERM;
-		if (perm_attrs(c, n->mode, n->uid, n->gid, W_OK))
+		if (perm_locked(c, n, W_OK))
 			return EACCES;
 	}
 	return 0;
@@ -118,10 +118,17 @@ static int setattr_apply(struct memfs_cred *c, struct memfs_inode *n,
 	if (to_set & FRING_SET_MODE) {
 		mode_t m = attr->st_mode & 07777;
 
+		struct memfs_xattr *acl;
+
 		if (c->uid != 0 && !cred_in_group(c, n->gid))
 			m &= ~(mode_t)S_ISGID;
 		n->mode = n->type | m;
 		n->ctime = *now;
+		/* -o acl: the ACL follows the mode (posix_acl_chmod()) */
+		acl = n->xattrs.n ? xattr_find(&n->xattrs, MEMFS_ACL_ACCESS)
+				  : NULL;
+		if (acl)
+			acl_chmod(acl->value, acl->size, m);
 	}
 	if (to_set & FRING_SET_ATIME)
 		n->atime = (to_set & FRING_SET_ATIME_NOW) ? *now

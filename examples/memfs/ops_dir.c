@@ -19,6 +19,11 @@ void memfs_opendir(fring_req_t *req, fring_ino_t ino, struct fring_file *fi)
 	struct memfs_cred c;
 	int err;
 
+	if (fs->no_open) {
+		/* -o no_open: the kernel opens on its own from now on */
+		fring_reply_err(req, ENOSYS);
+		return;
+	}
 	if (!n) {
 		fring_reply_err(req, ESTALE);
 		return;

@@ -39,6 +39,14 @@ struct memfs_inode *ns_dir(struct memfs *fs, fring_ino_t ino, int *err)
 	return n;
 }
 
+/* The umask a creating request applies itself; with -o acl the kernel
+ * leaves it to memfs (dont_mask), which applies it in make_node() unless
+ * the parent's default ACL takes its place. */
+static mode_t req_umask(fring_req_t *req)
+{
+	return req_fs(req)->acl ? 0 : fring_req_ctx(req)->umask;
+}
+
 /* Whether name may be created in dir; fs->ns held. */
 static int may_create(struct memfs_cred *c, struct memfs_inode *dir,
 		      const char *name)
@@ -109,6 +117,16 @@ void memfs_lookup(fring_req_t *req, fring_ino_t parent, const char *name)
 	struct memfs_inode *dir, *n = NULL;
 	int err;
 
+	if (fs->opt.lookup_delay_ms) {
+		/* a slow backend, so that tests can see lookups overlap */
+		struct timespec d = {
+			.tv_sec = fs->opt.lookup_delay_ms / 1000,
+			.tv_nsec = (long)(fs->opt.lookup_delay_ms % 1000) *
+				   1000000,
+		};
+
+		nanosleep(&d, NULL);
+	}
 	cred_init(&c, req);
 	pthread_rwlock_rdlock(&fs->ns);
 	dir = ns_dir(fs, parent, &err);
@@ -194,6 +212,13 @@ static struct memfs_inode *make_node(struct memfs *fs, struct memfs_cred *c,
 		goto out;
 	if (S_ISDIR(mode))
 		n->parent = dir->ino;
+	if (fs->acl)
+		*err = acl_inherit(dir, n, c->umask);
+	if (*err) {
+		inode_unlink(fs, n);
+		n = NULL;
+		goto out;
+	}
 	*err = link_into(dir, name, n, &now);
 	if (*err) {
 		inode_unlink(fs, n);
@@ -230,7 +255,7 @@ static void reply_new_node(fring_req_t *req, fring_ino_t parent,
 void memfs_mknod(fring_req_t *req, fring_ino_t parent, const char *name,
 		 mode_t mode, dev_t rdev)
 {
-	mode_t perm = mode & 07777 & ~fring_req_ctx(req)->umask;
+	mode_t perm = mode & 07777 & ~req_umask(req);
 	bool dev = false;
 
 	switch (mode & S_IFMT) {
@@ -263,7 +288,7 @@ void memfs_mkdir(fring_req_t *req, fring_ino_t parent, const char *name,
 {
 	/* The set-ID bits of mkdir's mode mean nothing; the setgid bit
 	 * comes from the parent only. */
-	mode = S_IFDIR | (mode & (0777 | S_ISVTX) & ~fring_req_ctx(req)->umask);
+	mode = S_IFDIR | (mode & (0777 | S_ISVTX) & ~req_umask(req));
 	reply_new_node(req, parent, name, mode, 0, NULL, false);
 }
 
@@ -294,7 +319,7 @@ void memfs_create(fring_req_t *req, fring_ino_t parent, const char *name,
 	int err;
 
 	cred_init(&c, req);
-	mode = S_IFREG | (mode & 07777 & ~c.umask);
+	mode = S_IFREG | (mode & 07777 & ~req_umask(req));
 	pthread_rwlock_wrlock(&fs->ns);
 	dir = ns_dir(fs, parent, &err);
 	if (!err)
@@ -317,7 +342,8 @@ void memfs_create(fring_req_t *req, fring_ino_t parent, const char *name,
 			err = open_existing(fs, &c, n, fi);
 		if (!err) {
 			inode_ref_lookup(n);
-			inode_ref_open(n);
+			if (!fs->no_open)
+				inode_ref_open(n);
 		} else {
 			n = NULL;
 		}
@@ -327,7 +353,11 @@ void memfs_create(fring_req_t *req, fring_ino_t parent, const char *name,
 		if (!err) {
 			n = make_node(fs, &c, parent, name, mode, 0, NULL,
 				      false, &err);
-			if (n)
+			/* -o no_open: once the kernel opens on its own it
+			 * sends no RELEASE for any file (fuse_file_put()), so
+			 * opens are not counted; its lookup reference keeps
+			 * an open inode alive */
+			if (n && !fs->no_open)
 				inode_ref_open(n);
 			fi->fh = 0;
 			fi->keep_cache = 1;
@@ -358,7 +388,7 @@ void memfs_tmpfile(fring_req_t *req, fring_ino_t parent, mode_t mode,
 	int err;
 
 	cred_init(&c, req);
-	mode = S_IFREG | (mode & 07777 & ~c.umask);
+	mode = S_IFREG | (mode & 07777 & ~req_umask(req));
 	pthread_rwlock_rdlock(&fs->ns);
 	dir = ns_dir(fs, parent, &err);
 	if (!err && inode_is_dead_dir(dir))
@@ -369,12 +399,18 @@ void memfs_tmpfile(fring_req_t *req, fring_ino_t parent, mode_t mode,
 		new_owner(&c, dir, &mode, &uid, &gid);
 		n = inode_new(fs, mode, uid, gid, 0, NULL, &err);
 	}
+	if (n && fs->acl)
+		err = acl_inherit(dir, n, c.umask);
+	if (n && err) {
+		inode_unlink(fs, n);
+		n = NULL;
+	}
 	if (n) {
 		/* Nameless until linkat(); O_EXCL forbids even that. */
 		n->nlink = 0;
 		n->linkable = !(fi->flags & O_EXCL);
 		n->nlookup = 1;
-		n->nopen = 1;
+		n->nopen = fs->no_open ? 0 : 1;
 	}
 	pthread_rwlock_unlock(&fs->ns);
 	cred_fini(&c);

@@ -43,7 +43,7 @@ int open_existing(struct memfs *fs, struct memfs_cred *c,
 		mask |= X_OK;
 
 	pthread_mutex_lock(&n->lock);
-	err = perm_attrs(c, n->mode, n->uid, n->gid, mask);
+	err = perm_locked(c, n, mask);
 	if (!err && (fi->flags & O_TRUNC) && S_ISREG(n->type)) {
 		/* With ATOMIC_O_TRUNC the truncation is ours, and like
 		 * ftruncate(2) it marks the file even if already empty. */
@@ -71,6 +71,11 @@ void memfs_open(fring_req_t *req, fring_ino_t ino, struct fring_file *fi)
 	struct memfs_cred c;
 	int err;
 
+	if (fs->no_open) {
+		/* -o no_open: the kernel opens on its own from now on */
+		fring_reply_err(req, ENOSYS);
+		return;
+	}
 	if (!n) {
 		fring_reply_err(req, ESTALE);
 		return;

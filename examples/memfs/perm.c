@@ -56,8 +56,18 @@ static void load_groups(struct memfs_cred *c)
 
 bool cred_in_group(struct memfs_cred *c, gid_t gid)
 {
+	gid_t sent[4];
+	int n;
+
 	if (gid == c->gid)
 		return true;
+	/* With -o supp_group a create carries the parent's group when the
+	 * caller is in it: enough for the checks a create makes, and it
+	 * works where /proc does not show the caller (pid 0). */
+	n = fring_req_supp_groups(c->req, 4, sent);
+	for (int i = 0; i < n && i < 4; i++)
+		if (sent[i] == gid)
+			return true;
 	if (c->ngroups < 0)
 		load_groups(c);
 	for (int i = 0; i < c->ngroups; i++)
@@ -90,18 +100,35 @@ int perm_attrs(struct memfs_cred *c, mode_t mode, uid_t uid, gid_t gid,
 	return (mask & ~(int)bits & 7) ? EACCES : 0;
 }
 
+int perm_locked(struct memfs_cred *c, struct memfs_inode *n, int mask)
+{
+	struct memfs_xattr *acl;
+
+	/* Root's rules do not depend on the ACL (capabilities decide in
+	 * the kernel after the ACL); only -o acl stores one. */
+	if (c->uid != 0 && n->xattrs.n &&
+	    (acl = xattr_find(&n->xattrs, MEMFS_ACL_ACCESS)))
+		return acl_permission(c, acl->value, acl->size, n->uid, n->gid,
+				      mask & (R_OK | W_OK | X_OK));
+	return perm_attrs(c, n->mode, n->uid, n->gid, mask);
+}
+
 int perm_inode(struct memfs_cred *c, struct memfs_inode *n, int mask)
 {
 	mode_t mode;
 	uid_t uid;
 	gid_t gid;
+	int err = -1;
 
 	pthread_mutex_lock(&n->lock);
+	if (n->xattrs.n)
+		err = perm_locked(c, n, mask);
 	mode = n->mode;
 	uid = n->uid;
 	gid = n->gid;
 	pthread_mutex_unlock(&n->lock);
-	return perm_attrs(c, mode, uid, gid, mask);
+	/* without xattrs, the groups are read (from /proc, maybe) unlocked */
+	return err >= 0 ? err : perm_attrs(c, mode, uid, gid, mask);
 }
 
 bool perm_owner_locked(const struct memfs_cred *c,

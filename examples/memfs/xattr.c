@@ -49,7 +49,7 @@ void xattrs_free(struct memfs_xattrs *x)
 	x->n = 0;
 }
 
-static struct memfs_xattr *xattr_find(struct memfs_xattrs *x, const char *name)
+struct memfs_xattr *xattr_find(struct memfs_xattrs *x, const char *name)
 {
 	for (size_t i = 0; i < x->n; i++)
 		if (strcmp(x->v[i].name, name) == 0)
@@ -64,7 +64,7 @@ static struct memfs_xattr *xattr_find(struct memfs_xattrs *x, const char *name)
 static int xattr_access(struct memfs_cred *c, struct memfs_inode *n,
 			const char *name, bool write)
 {
-	bool bare;
+	bool bare, dflt;
 
 	switch (xattr_ns(name, &bare)) {
 	case XNS_USER:
@@ -77,8 +77,7 @@ static int xattr_access(struct memfs_cred *c, struct memfs_inode *n,
 		if (write && S_ISDIR(n->type) && (n->mode & S_ISVTX) &&
 		    !perm_owner_locked(c, n))
 			return EPERM;
-		return perm_attrs(c, n->mode, n->uid, n->gid,
-				  write ? W_OK : R_OK);
+		return perm_locked(c, n, write ? W_OK : R_OK);
 	case XNS_TRUSTED:
 		if (bare)
 			return EINVAL;
@@ -90,7 +89,15 @@ static int xattr_access(struct memfs_cred *c, struct memfs_inode *n,
 			return EINVAL;
 		return write && c->uid != 0 ? EPERM : 0;
 	default:
-		/* system.posix_acl_* among them: memfs has no ACLs. */
+		/* -o acl: anyone may read an ACL (the kernel checks
+		 * nothing), only the owner change one */
+		if (req_fs(c->req)->acl && acl_name(name, &dflt)) {
+			if (!write)
+				return 0;
+			if (!perm_owner_locked(c, n))
+				return EPERM;
+			return dflt && !S_ISDIR(n->type) ? EACCES : 0;
+		}
 		return EOPNOTSUPP;
 	}
 }
@@ -116,8 +123,8 @@ static struct memfs_xattr *xattr_lookup_locked(struct memfs_cred *c,
 	return x;
 }
 
-static int xattr_set_locked(struct memfs_inode *n, const char *name,
-			    const void *value, size_t size, int flags)
+int xattr_set_locked(struct memfs_inode *n, const char *name, const void *value,
+		     size_t size, int flags)
 {
 	struct memfs_xattr *x = xattr_find(&n->xattrs, name);
 	void *copy;
@@ -153,6 +160,13 @@ static int xattr_set_locked(struct memfs_inode *n, const char *name,
 	return 0;
 }
 
+void xattr_del_locked(struct memfs_inode *n, struct memfs_xattr *x)
+{
+	free(x->name);
+	free(x->value);
+	*x = n->xattrs.v[--n->xattrs.n];
+}
+
 void memfs_setxattr(fring_req_t *req, fring_ino_t ino, const char *name,
 		    const void *value, size_t size, int flags)
 {
@@ -160,6 +174,7 @@ void memfs_setxattr(fring_req_t *req, fring_ino_t ino, const char *name,
 	struct memfs_inode *n = inode_get(fs, ino);
 	struct memfs_cred c;
 	size_t len = strlen(name);
+	bool is_default;
 	int err;
 
 	if (!n) {
@@ -181,7 +196,9 @@ void memfs_setxattr(fring_req_t *req, fring_ino_t ino, const char *name,
 	cred_init(&c, req);
 	pthread_mutex_lock(&n->lock);
 	err = xattr_access(&c, n, name, true);
-	if (!err)
+	if (!err && fs->acl && acl_name(name, &is_default))
+		err = acl_set_locked(&c, n, is_default, value, size, flags);
+	else if (!err)
 		err = xattr_set_locked(n, name, value, size, flags);
 	if (!err)
 		touch_c(n);
@@ -301,9 +318,7 @@ void memfs_removexattr(fring_req_t *req, fring_ino_t ino, const char *name)
 	pthread_mutex_lock(&n->lock);
 	x = xattr_lookup_locked(&c, n, name, true, &err);
 	if (!err) {
-		free(x->name);
-		free(x->value);
-		*x = n->xattrs.v[--n->xattrs.n];
+		xattr_del_locked(n, x);
 		touch_c(n);
 	}
 	pthread_mutex_unlock(&n->lock);

@@ -567,6 +567,24 @@ int fring_req_interrupted(const fring_req_t *req);
  */
 int fring_req_getgroups(const fring_req_t *req, int size, gid_t list[]);
 /**
+ * Supplementary groups the kernel sent with a creating request (mknod,
+ * mkdir, symlink, create, tmpfile) when FRING_CAP_CREATE_SUPP_GROUP was
+ * negotiated: the parent directory's group when the caller belongs to it
+ * other than as its fsgid (get_create_supp_group() in the kernel). A
+ * filesystem that checks permissions itself can then grant write access
+ * through that group without reading /proc, which fails when the caller
+ * is not visible (fring_req_ctx()->pid 0, e.g. the server runs in a pid
+ * namespace of its own). Like fuse_req_getgroups(), fills up to size groups.
+ *
+ * @param req  the request, before it is answered
+ * @param size room in list (0 to ask for the count only)
+ * @param list where the groups go
+ * @return the number of groups sent (may exceed size; 0 when the request
+ *         carries none), -EINVAL for a NULL req, a negative size or a NULL
+ *         list with size > 0. Any thread.
+ */
+int fring_req_supp_groups(const fring_req_t *req, int size, gid_t list[]);
+/**
  * Declares that the handler returns without answering and will answer later
  * (from any thread). Without it, a handler that returns unanswered is a bug:
  * the library logs it and answers EIO so the caller does not hang.
@@ -884,6 +902,14 @@ struct fring_stats {
  */
 int fring_session_stats(const fring_session_t *s, unsigned q,
 			struct fring_stats *out);
+/** One counter by its name, as the JSON of fring_session_write_stats()
+ * names it ("requests", "pool_waits", "oldest_pending_ns", ...): every
+ * counter of struct fring_stats and those added after its layout was
+ * fixed, which only this function and the JSON show. q as for
+ * fring_session_stats(). Any thread, while the session exists.
+ * @return 0, -ENOENT for a name this version does not count, -EINVAL. */
+int fring_session_counter(const fring_session_t *s, unsigned q,
+			  const char *name, uint64_t *value);
 /** Writes the statistics as one JSON object (with "transport", "queues",
  * totals and "per_queue") and a newline to fd.
  * Any thread, while the session exists. Not async-signal-safe (it

@@ -674,8 +674,15 @@ static void flush_pending(unsigned keep)
 static void fz_hook(fring_req_t *req)
 {
 	struct flock fl = fk.c.fl;
+	gid_t groups[4];
+	int ngroups;
 
 	unpoison(req);
+	/* the extension block is the kernel's bytes too: every header and
+	 * count is bounded by the block */
+	ngroups = fring_req_supp_groups(req, 4, groups);
+	FZ_CHECK(ngroups >= 0 &&
+		 (size_t)ngroups * sizeof(uint32_t) <= req->ext_len);
 	switch (fz.answer % FZA_NANSWERS) {
 	case FZA_NATURAL:
 		answer_natural(req, fz.param, fz.value, &fl);

@@ -29,7 +29,9 @@
 #include "fake_session.h"
 #include "fuzz.h"
 
-/* Flags only the kernel sets (init.c's KERNEL_ONLY_CAPS, by the ABI). */
+/* Flags never sent back (init.c's KERNEL_ONLY_CAPS, by the ABI); of them
+ * the library keeps the no-open pair in want (LIBRARY_CAPS). */
+#define LIBRARY_ONLY (FUSE_NO_OPEN_SUPPORT | FUSE_NO_OPENDIR_SUPPORT)
 #define KERNEL_ONLY                                                            \
 	(FUSE_SPLICE_READ | FUSE_SPLICE_WRITE | FUSE_SPLICE_MOVE |             \
 	 FUSE_NO_OPEN_SUPPORT | FUSE_NO_OPENDIR_SUPPORT | FUSE_INIT_RESERVED | \
@@ -107,7 +109,13 @@ static void check_answer(const struct fuse_init_in *in,
 		 ((offered & FUSE_INIT_EXT) && out->flags2));
 	FZ_CHECK((got & ~(uint64_t)FUSE_INIT_EXT & ~offered) == 0);
 	FZ_CHECK((got & KERNEL_ONLY) == 0);
-	FZ_CHECK(c->want == (got & ~(uint64_t)FUSE_INIT_EXT));
+	/* the no-open pair stays in want, for the library, and is not sent */
+	FZ_CHECK((c->want & ~LIBRARY_ONLY) == (got & ~(uint64_t)FUSE_INIT_EXT));
+	FZ_CHECK((c->want & LIBRARY_ONLY & ~offered) == 0);
+	FZ_CHECK(fk.se->no_open ==
+		 (!fk.se->ops.open && (c->want & FUSE_NO_OPEN_SUPPORT)));
+	FZ_CHECK(fk.se->no_opendir ==
+		 (!fk.se->ops.opendir && (c->want & FUSE_NO_OPENDIR_SUPPORT)));
 	FZ_CHECK(fk.se->setxattr_ext == !!(got & FUSE_SETXATTR_EXT));
 	FZ_CHECK(fk.se->got_init);
 

@@ -740,6 +740,100 @@ static void test_create_with_extension(void **state)
 	fk_expect_err(&m, EIO);
 }
 
+/* fring_req_supp_groups() in a MKDIR handler: the FUSE_EXT_GROUPS block
+ * after the name, among other extensions; none, or a broken one, gives 0. */
+static int sg_count;
+static gid_t sg_list[4];
+
+static void sg_hook(fring_req_t *req)
+{
+	sg_count = fring_req_supp_groups(req, 4, sg_list);
+	assert_int_equal(fring_req_supp_groups(req, 0, NULL), sg_count);
+	assert_int_equal(fring_req_supp_groups(req, -1, sg_list), -EINVAL);
+	fring_reply_err(req, FK_MARK);
+}
+
+static void mkdir_ext(const void *ext, size_t len)
+{
+	struct fuse_mkdir_in in = {.mode = 0755, .umask = 022};
+
+	mb_init(&m, FUSE_MKDIR, 5);
+	mb_add(&m, ANY(&in));
+	mb_str(&m, "dir"); /* the kernel appends the block unpadded */
+	mb_add(&m, ext, len);
+	mb_ih(&m)->total_extlen = (uint16_t)(len / 8);
+	sg_count = -99;
+	disp();
+	fk_expect_called(CB_MKDIR, &m);
+	assert_string_equal(fk.c.name, "dir");
+}
+
+static void test_supp_groups(void **state)
+{
+	struct {
+		struct fuse_ext_header sec;
+		struct fuse_secctx_header sh;
+		struct fuse_ext_header grp;
+		uint32_t nr, g[3];
+	} ext = {
+		.sec = {.size = 16, .type = 1}, /* types 0..31: nr_secctx */
+		.sh = {.size = 8, .nr_secctx = 0},
+		.grp = {.size = 24, .type = FUSE_EXT_GROUPS},
+		.nr = 2,
+		.g = {4242, 77, 0},
+	};
+
+	(void)state;
+	_Static_assert(sizeof(ext) == 40, "two extensions");
+	fk.hook = sg_hook;
+	mkdir_ext(&ext, sizeof(ext));
+	assert_int_equal(sg_count, 2);
+	assert_int_equal(sg_list[0], 4242);
+	assert_int_equal(sg_list[1], 77);
+	/* only the other extension */
+	mkdir_ext(&ext, 16);
+	assert_int_equal(sg_count, 0);
+	/* more groups claimed than the block holds */
+	ext.nr = 4;
+	mkdir_ext(&ext, sizeof(ext));
+	assert_int_equal(sg_count, 0);
+	/* a header running past the block */
+	ext.nr = 1;
+	ext.grp.size = 32;
+	mkdir_ext(&ext, sizeof(ext));
+	assert_int_equal(sg_count, 0);
+	fk.hook = NULL;
+}
+
+/* Without an open / opendir callback, OPEN and OPENDIR succeed, unless
+ * the filesystem wanted FUSE_NO_OPEN(DIR)_SUPPORT (se->no_open*, set at
+ * INIT): then ENOSYS, and the kernel stops asking. */
+static void test_no_open_default(void **state)
+{
+	struct fuse_open_in in = {.flags = O_RDONLY};
+
+	(void)state;
+	unset(offsetof(struct fring_ops, open));
+	unset(offsetof(struct fring_ops, opendir));
+	for (int dir = 0; dir < 2; dir++) {
+		for (int no = 0; no < 2; no++) {
+			fk.se->no_open = fk.se->no_opendir = no;
+			mb_init(&m, dir ? FUSE_OPENDIR : FUSE_OPEN, 5);
+			mb_add(&m, ANY(&in));
+			disp();
+			if (no) {
+				fk_expect_err(&m, ENOSYS);
+				continue;
+			}
+			assert_int_equal(fk.nsent, 1);
+			assert_int_equal(fk_out_error(), 0);
+			assert_int_equal(fk_out_len(),
+					 16 + sizeof(struct fuse_open_out));
+		}
+	}
+	fk.se->no_open = fk.se->no_opendir = false;
+}
+
 /* A message that cannot be decoded at all (ring: payload size out of
  * range) is answered EIO and counted malformed; no callback. */
 static void test_reject(void **state)
@@ -809,6 +903,8 @@ int main(void)
 		T(test_missing_forget),
 		T(test_msg_from_dev),
 		T(test_create_with_extension),
+		T(test_supp_groups),
+		T(test_no_open_default),
 		T(test_reject),
 		T(test_request_counters),
 	};

@@ -16,6 +16,7 @@
 #define OFFER_FLAGS  0x73fffffbu
 #define OFFER_FLAGS2 0xfffu
 
+#define LIBRARY_ONLY (FUSE_NO_OPEN_SUPPORT | FUSE_NO_OPENDIR_SUPPORT)
 #define KERNEL_ONLY                                                            \
 	(FUSE_SPLICE_READ | FUSE_SPLICE_WRITE | FUSE_SPLICE_MOVE |             \
 	 FUSE_NO_OPEN_SUPPORT | FUSE_NO_OPENDIR_SUPPORT | FUSE_INIT_RESERVED | \
@@ -287,12 +288,50 @@ static void test_kernel_only_caps(void **state)
 	in.flags2 = UINT32_MAX;
 	assert_int_equal(nego(), 0);
 	assert_int_equal(out_flags64() & KERNEL_ONLY, 0);
-	assert_int_equal(fk.se->conn.want & KERNEL_ONLY, 0);
+	/* the no-open pair stays in want for the library, never sent */
+	assert_int_equal(fk.se->conn.want & KERNEL_ONLY, LIBRARY_ONLY);
 	assert_int_equal(fk.se->conn.want & FUSE_INIT_EXT, 0);
 	assert_true(out.flags & FUSE_INIT_EXT);
 	/* everything else offered and wanted is granted */
-	assert_int_equal(fk.se->conn.want,
-			 ~0ull & ~(KERNEL_ONLY | FUSE_INIT_EXT));
+	assert_int_equal(
+		fk.se->conn.want,
+		~0ull & ~((KERNEL_ONLY & ~LIBRARY_ONLY) | FUSE_INIT_EXT));
+}
+
+/* FUSE_NO_OPEN(DIR)_SUPPORT wanted without an open (opendir) callback:
+ * the library answers ENOSYS for it, as libfuse does; with the callback,
+ * or without the bit, nothing changes. */
+static void test_no_open(void **state)
+{
+	struct fring_ops *ops = &fk.se->ops;
+	const struct fring_ops all = *ops;
+
+	(void)state;
+	fk.init_hook = want_hook;
+	hook_want_add = LIBRARY_ONLY;
+	in.flags |= LIBRARY_ONLY;
+	assert_int_equal(nego(), 0);
+	assert_false(fk.se->no_open);
+	assert_false(fk.se->no_opendir);
+	ops->open = NULL;
+	assert_int_equal(nego(), 0);
+	assert_true(fk.se->no_open);
+	assert_false(fk.se->no_opendir);
+	ops->opendir = NULL;
+	assert_int_equal(nego(), 0);
+	assert_true(fk.se->no_opendir);
+	assert_int_equal(out_flags64() & LIBRARY_ONLY, 0);
+	/* not offered: the kernel would take ENOSYS as an error */
+	in.flags &= ~(uint32_t)LIBRARY_ONLY;
+	assert_int_equal(nego(), 0);
+	assert_false(fk.se->no_open);
+	assert_false(fk.se->no_opendir);
+	/* not wanted */
+	in.flags |= LIBRARY_ONLY;
+	hook_want_add = 0;
+	assert_int_equal(nego(), 0);
+	assert_false(fk.se->no_open);
+	*ops = all;
 }
 
 static void test_want_intersected(void **state)
@@ -625,14 +664,23 @@ int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, fk_teardown)
 	const struct CMUnitTest tests[] = {
-		T(test_modern_kernel),	  T(test_minor),
-		T(test_too_old),	  T(test_newer_major),
-		T(test_short_init_in),	  T(test_flags2_needs_init_ext),
-		T(test_flags2_answer),	  T(test_kernel_only_caps),
-		T(test_want_intersected), T(test_capability_callbacks),
-		T(test_setxattr_ext),	  T(test_max_pages),
-		T(test_callback_limits),  T(test_cfg_limits),
-		T(test_payload_size),	  T(test_request_timeout_option),
+		T(test_modern_kernel),
+		T(test_minor),
+		T(test_too_old),
+		T(test_newer_major),
+		T(test_short_init_in),
+		T(test_flags2_needs_init_ext),
+		T(test_flags2_answer),
+		T(test_kernel_only_caps),
+		T(test_no_open),
+		T(test_want_intersected),
+		T(test_capability_callbacks),
+		T(test_setxattr_ext),
+		T(test_max_pages),
+		T(test_callback_limits),
+		T(test_cfg_limits),
+		T(test_payload_size),
+		T(test_request_timeout_option),
 	};
 
 	return cmocka_run_group_tests_name("init", tests, NULL, NULL);

@@ -149,6 +149,60 @@ static void test_oldest_pending(void **state)
 	assert_int_equal(st.oldest_pending_ns, 0);
 }
 
+/* Every key of the JSON's totals reads by name, with the JSON's value. */
+static void test_counter_by_name(void **state)
+{
+	struct fring_queue side;
+	char *text, *p, key[64];
+	unsigned long long jv;
+	uint64_t v;
+	int keys = 0;
+
+	(void)state;
+	memset(&side, 0, sizeof(side));
+	atomic_store(&side.stats.max_latency_ns, 1u << 30);
+	fk.se->side = &side;
+	lookup();
+	lookup();
+	assert_int_equal(fring_session_counter(fk.se, 0, "requests", &v), 0);
+	assert_int_equal(v, 2);
+	assert_int_equal(
+		fring_session_counter(fk.se, FRING_STATS_ALL, "errors", &v), 0);
+	assert_int_equal(v, 2);
+	/* MAX, not a sum: the side channel's is the largest */
+	assert_int_equal(fring_session_counter(fk.se, FRING_STATS_ALL,
+					       "max_latency_ns", &v),
+			 0);
+	assert_int_equal(v, 1u << 30);
+	assert_int_equal(fring_session_counter(fk.se, 0, "no_such", &v),
+			 -ENOENT);
+	assert_int_equal(fring_session_counter(fk.se, 1, "requests", &v),
+			 -EINVAL);
+	assert_int_equal(fring_session_counter(NULL, 0, "requests", &v),
+			 -EINVAL);
+	assert_int_equal(fring_session_counter(fk.se, 0, NULL, &v), -EINVAL);
+	assert_int_equal(fring_session_counter(fk.se, 0, "requests", NULL),
+			 -EINVAL);
+	assert_int_equal(write_stats(fk.se, &text), 0);
+	/* the totals run from "queues" to "proto_minor" */
+	p = strstr(text, "\"queues\":");
+	assert_non_null(p);
+	p = strchr(p, ',') + 1;
+	while (sscanf(p, "\"%63[^\"]\":%llu", key, &jv) == 2 &&
+	       strcmp(key, "proto_minor")) {
+		assert_int_equal(
+			fring_session_counter(fk.se, FRING_STATS_ALL, key, &v),
+			0);
+		if (strcmp(key, "oldest_pending_ns"))
+			assert_int_equal(v, jv);
+		keys++;
+		p = strchr(p, ',') + 1;
+	}
+	assert_true(keys >= 18);
+	free(text);
+	fk.se->side = NULL;
+}
+
 static void test_write_stats(void **state)
 {
 	char *text;
@@ -208,9 +262,9 @@ int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, fk_setup, fk_teardown)
 	const struct CMUnitTest tests[] = {
-		T(test_stats_one_queue),	 T(test_stats_side_channel),
-		T(test_oldest_pending),		 T(test_write_stats),
-		T(test_write_stats_many_queues),
+		T(test_stats_one_queue), T(test_stats_side_channel),
+		T(test_oldest_pending),	 T(test_counter_by_name),
+		T(test_write_stats),	 T(test_write_stats_many_queues),
 	};
 
 	return cmocka_run_group_tests_name("stats", tests, NULL, NULL);

@@ -88,6 +88,12 @@ for w in $(</proc/cmdline); do
 done
 echo "# run-guest: shard $shard of $shards"
 
+# A line every 20 s while the guest lives: the host takes a console silent
+# for FRING_VM_STALL (150 s) as a wedged guest (a hung job is this script's
+# watchdog's business and prints), and stops it far sooner than a job's
+# timeout would allow if silence were normal.
+(while sleep 20; do echo "@@FRING-ALIVE $(cut -d' ' -f1 /proc/uptime)@@"; done) &
+
 failed=0
 k=-1
 while IFS=$'\t' read -r name cmd; do
