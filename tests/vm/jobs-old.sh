@@ -30,3 +30,13 @@ job dev-async - "$E2E/async_test" dev
 # asked for the ring, a mount is refused, naming the kernel's lack
 job uring-refused - "$G/guest-uring-refused.sh" "$MEMFS"
 job probe - "$S/probe.sh" "$BUILD/tools/fring-probe"
+# notifications of the kernel's ABI (expire_entry needs 7.38: both have it);
+# resend (7.40) and inc_epoch / prune (7.44, 7.45) must be NOT OFFERED
+# where the ABI is older: 7.38 on 6.1 lacks both, 7.41 on 6.12 has resend
+job notify-dev - "$E2E/notify_test" dev basic
+if [[ $SERIES == 6.1 ]]; then
+	job_not_offered notify-dev-resend - "$E2E/notify_test" dev resend
+else
+	job notify-dev-resend - "$E2E/notify_test" dev resend
+fi
+job_not_offered notify-dev-epoch - "$E2E/notify_test" dev epoch
