@@ -1035,7 +1035,7 @@ void fring_pollhandle_destroy(fring_pollhandle_t *ph);
  * Asks the kernel to send again every request read from /dev/fuse and not
  * answered yet (after a server restart lost them); they come with bit 63
  * of their unique set. Requests on the ring are not resent. ABI 7.40
- * (Linux 6.9). libfuse: fuse_lowlevel_notify_resend().
+ * (Linux 6.9). libfuse has no counterpart.
  * @return 0, -ENOSYS before 7.40, or as the group says
  */
 int fring_notify_resend(fring_session_t *se);
@@ -1049,7 +1049,8 @@ int fring_notify_inc_epoch(fring_session_t *se);
 /**
  * Asks the kernel to drop the unused cached names and inodes of the count
  * inodes in inos (those in use stay); the dropped ones come back as
- * FORGETs. ABI 7.45 (Linux 6.18). libfuse: fuse_lowlevel_notify_prune().
+ * FORGETs. ABI 7.45 (Linux 6.18). libfuse (3.19):
+ * fuse_lowlevel_notify_prune().
  * @return 0, -ENOSYS before 7.45, or as the group says
  */
 int fring_notify_prune(fring_session_t *se, const fring_ino_t *inos,
