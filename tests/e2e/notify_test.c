@@ -108,6 +108,13 @@ static void set_name(const char *name, fring_ino_t ino)
 	pthread_mutex_unlock(&lock);
 }
 
+static void set_size(fring_ino_t ino, size_t size)
+{
+	pthread_mutex_lock(&lock);
+	nodes[ino].size = size;
+	pthread_mutex_unlock(&lock);
+}
+
 static void set_data(fring_ino_t ino, const void *data, size_t size)
 {
 	pthread_mutex_lock(&lock);
@@ -396,8 +403,8 @@ static void test_name(const char *what, const char *name, fring_ino_t old_ino,
 	fring_ino_t got;
 	int ret;
 
-	nodes[old_ino].size = 10;
-	nodes[new_ino].size = 20;
+	set_size(old_ino, 10);
+	set_size(new_ino, 20);
 	set_name(name, old_ino);
 	got = client_ino(name);
 	T(got == old_ino, chk_name("%s.first", what), "ino %llu",
@@ -514,7 +521,7 @@ static void test_threads(void)
 
 	for (int t = 0; t < NTHREADS; t++) {
 		snprintf(name, sizeof(name), "t%d", t);
-		nodes[THREAD_INO + t].size = 4096; /* zeros on the server */
+		set_size(THREAD_INO + (fring_ino_t)t, 4096); /* zeros */
 		set_name(name, THREAD_INO + (fring_ino_t)t);
 		client_ino(name);
 	}
@@ -570,7 +577,7 @@ static void test_resend(bool ring)
 	int have = 0, ret;
 	void *got = NULL;
 
-	nodes[11].size = 1;
+	set_size(11, 1);
 	set_name("r", 11);
 	/* a client thread looks "r" up; the server holds the LOOKUP */
 	pthread_create(&th, NULL, lookup_r, NULL);
@@ -594,8 +601,10 @@ static void test_resend(bool ring)
 			 "(kernel-protocol.md "
 			 "7.3): answering the held one");
 		usleep(300000);
+		pthread_mutex_lock(&lock);
 		T(!resent_unique, "resend.ring_not_resent", "resent %llx",
 		  (unsigned long long)resent_unique);
+		pthread_mutex_unlock(&lock);
 		n_lookup(held_lookup, FRING_ROOT_INO, "r");
 	}
 	pthread_join(th, &got);
@@ -616,7 +625,7 @@ static void test_prune(void)
 {
 	int ret;
 
-	nodes[14].size = 1;
+	set_size(14, 1);
 	set_name("pr", 14);
 	T(client_ino("pr") == 14, "prune.lookup", "not found");
 	usleep(300000);
