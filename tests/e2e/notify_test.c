@@ -392,6 +392,18 @@ static void test_inode_data(void)
 	  "retrieve.range_bytes", "off %lld size %zu", (long long)ret_off,
 	  ret_size);
 	pthread_mutex_unlock(&lock);
+	/* The queues' counters leave out the ring's /dev/fuse side channel:
+	 * on a ring rung both NOTIFY_REPLYs came in ring entries. */
+	{
+		struct fring_stats st;
+		uint64_t n = 0;
+
+		for (unsigned q = 0; q < fring_session_queues(se); q++)
+			if (!fring_session_stats(se, q, &st))
+				n += st.by_opcode[41]; /* FUSE_NOTIFY_REPLY */
+		T(n == 2, "retrieve.replies_on_queues", "%llu NOTIFY_REPLYs",
+		  (unsigned long long)n);
+	}
 }
 
 /* name: cached as old_ino; the server points it at new_ino (0: removes
