@@ -70,5 +70,8 @@ void do_poll(struct fring_req *req, struct fring_msg *m)
 	NEED(in, "short poll_in");
 	fi = fi_fh(req, in->fh);
 	fi->poll_events = in->events;
+	/* Without SCHEDULE_NOTIFY the kernel keeps no waiter to wake
+	 * (fuse_file_poll()): fring_req_pollhandle() gives none then. */
+	req->poll_kh = in->flags & FUSE_POLL_SCHEDULE_NOTIFY ? in->kh : 0;
 	CALL_OR(poll, ENOSYS, req, req->nodeid, fi, in->kh);
 }

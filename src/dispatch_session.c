@@ -35,11 +35,27 @@ void do_interrupt(struct fring_req *req, struct fring_msg *m)
 	reply_none(req);
 }
 
+/*
+ * A retrieve's answer (fuse_retrieve()): an empty arg0, so on the ring too
+ * the retrieve_in and the cached bytes are in the payload. The kernel wants
+ * no answer on /dev/fuse; the ring transport commits the entry.
+ */
 void do_notify_reply(struct fring_req *req, struct fring_msg *m)
 {
-	(void)m;
-	/* No retrieve is ever issued yet; the kernel wants no answer on
-	 * /dev/fuse, and the ring transport commits it. */
+	const struct fuse_notify_retrieve_in *in = take(m, sizeof(*in));
+	const void *data = in ? take(m, in->size) : NULL;
+	struct fring_session *se = req->se;
+	fring_retrieve_reply_fn fn;
+	void *cookie;
+
 	req->flags |= REQ_NOREPLY;
+	if (!in || !data)
+		stat_add(req->q, malformed, 1);
+	else if (!notify_take_retrieve(se, atomic_load(&req->unique), &cookie))
+		fr_warn("NOTIFY_REPLY for no retrieve (unique %llu)",
+			(unsigned long long)atomic_load(&req->unique));
+	else if ((fn = atomic_load(&se->retrieve_reply)))
+		fn(se->userdata, cookie, req->nodeid, (off_t)in->offset, data,
+		   in->size);
 	reply_none(req);
 }

@@ -99,6 +99,7 @@ struct fring_req {
 	/* atomic: the stats' oldest-pending scan reads it from other threads */
 	_Atomic uint64_t t_start;
 	uint32_t max_out; /* bytes of data the kernel asked for, if any */
+	uint64_t poll_kh; /* POLL: the waiter to wake, 0 if none asked */
 	/* the data buffer handed to read/write/readdir handlers */
 	struct fring_buf buf;
 	/* scratch for decoded arguments that outlive the handler call */
@@ -203,6 +204,12 @@ struct fring_session {
 	int exit_efd; /* becomes readable when the session should stop */
 	bool destroyed_called;
 	pthread_mutex_t lock;
+	/* notify.c: INIT answered, so the kernel takes notifications */
+	atomic_bool notify_ready;
+	/* notify.c: retrieves awaiting their NOTIFY_REPLY (under lock) */
+	_Atomic(fring_retrieve_reply_fn) retrieve_reply;
+	struct retrieve_wait *retrieves;
+	uint64_t retrieve_seq;
 };
 
 /* session.c */
@@ -255,6 +262,13 @@ FRING_HIDDEN void reply_none(struct fring_req *req);
 FRING_HIDDEN void timeout_split(double t, uint64_t *sec, uint32_t *nsec);
 FRING_HIDDEN void fill_attr(struct fuse_attr *a, const struct stat *st,
 			    uint64_t ino);
+
+/* notify.c */
+/* The cookie of the retrieve whose NOTIFY_REPLY carries unique id, taken
+ * off the list; false if no retrieve has that id. */
+FRING_HIDDEN bool notify_take_retrieve(struct fring_session *se, uint64_t id,
+				       void **cookie);
+FRING_HIDDEN void notify_free(struct fring_session *se);
 
 /* mount.c */
 FRING_HIDDEN int mount_fuse(struct fring_session *se, const char *mnt);

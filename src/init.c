@@ -247,5 +247,6 @@ int init_negotiate(struct fring_session *se, const struct fuse_init_in *inp,
 	else
 		*outlen = sizeof(*out);
 	se->got_init = true;
+	atomic_store(&se->notify_ready, true);
 	return 0;
 }

@@ -617,6 +617,7 @@ void fring_session_destroy(fring_session_t *se)
 	if (se->fd >= 0)
 		close(se->fd);
 	close(se->exit_efd);
+	notify_free(se);
 	pthread_mutex_destroy(&se->lock);
 	free(se->mountpoint);
 	free(se);

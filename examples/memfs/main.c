@@ -30,6 +30,8 @@ static const char memfs_usage[] =
 	"    -o time_gran=NS        timestamp granularity, 1..1e9 ns (1)\n"
 	"    -o lookup_delay_ms=N   each lookup takes N ms more (tests)\n"
 	"    -o mode=OCTAL          permissions of the root (1777)\n"
+	"    -o remote=FIFO         take remote changes from FIFO and notify\n"
+	"                           the kernel (README: Remote changes)\n"
 	"    -o uid=N,gid=N         owner of the root (the server's)\n";
 
 static int parse_seconds(const char *value, double *out)
@@ -156,6 +158,13 @@ static int memfs_opt_parse(struct memfs_opts *o, const char *key,
 		return parse_seconds(value, &o->attr_timeout);
 	if (strcmp(key, "negative_timeout") == 0)
 		return parse_seconds(value, &o->negative_timeout);
+	if (strcmp(key, "remote") == 0) {
+		if (!value || !*value)
+			return -EINVAL;
+		free(o->remote);
+		o->remote = strdup(value);
+		return o->remote ? 0 : -ENOMEM;
+	}
 	err = memfs_feature_opt(o, key, value);
 	if (err != -ENOENT)
 		return err;
@@ -218,6 +227,13 @@ static void memfs_init(void *userdata, struct fring_conn *conn)
 		want |= FRING_CAP_NO_OPEN_SUPPORT |
 			FRING_CAP_NO_OPENDIR_SUPPORT;
 	}
+	/* With -o remote the server says when data changed: the kernel must
+	 * not drop pages when it sees a new mtime (it asks for attributes at
+	 * every read with auto_inval_data, as atime changes). */
+	if (o->remote) {
+		conn->want &= ~FRING_CAP_AUTO_INVAL_DATA;
+		want |= FRING_CAP_EXPLICIT_INVAL_DATA;
+	}
 	/* what the kernel lacks the library drops, and says so in the log
 	 * (tests/e2e/features.sh reads it) */
 	conn->want |= want;
@@ -243,6 +259,16 @@ static void memfs_init(void *userdata, struct fring_conn *conn)
 	root->uid = fs->opt.root_uid;
 	root->gid = fs->opt.root_gid;
 	pthread_mutex_unlock(&root->lock);
+}
+
+static void memfs_ready(void *userdata, fring_session_t *s)
+{
+	struct memfs *fs = userdata;
+	int err = fs->opt.remote ? remote_start(fs, s) : 0;
+
+	if (err)
+		fprintf(stderr, "memfs: -o remote=%s: %s\n", fs->opt.remote,
+			strerror(-err));
 }
 
 static const struct fring_ops memfs_ops = {
@@ -332,6 +358,7 @@ int main(int argc, char *argv[])
 	struct fring_main_hooks hooks = {
 		.usage = memfs_usage,
 		.opt = memfs_opt,
+		.ready = memfs_ready,
 	};
 	pthread_rwlockattr_t attr;
 	struct memfs_inode *root;

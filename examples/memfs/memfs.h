@@ -168,6 +168,7 @@ struct memfs_opts {
 	mode_t root_mode;
 	uid_t root_uid;
 	gid_t root_gid;
+	char *remote; /* -o remote=FIFO (remote.c), or NULL */
 };
 
 struct memfs {
@@ -180,6 +181,7 @@ struct memfs {
 	bool acl;		  /* POSIX ACLs negotiated */
 	bool no_open;		  /* open / opendir answer ENOSYS */
 	bool protected_hardlinks; /* fs.protected_hardlinks */
+	fring_session_t *se;	  /* for notifications (remote.c) */
 };
 
 #define MEMFS_NAME_MAX 255
@@ -310,6 +312,12 @@ void memfs_rmdir(fring_req_t *req, fring_ino_t parent, const char *name);
 /* Shared by the creating callbacks and rename. */
 int name_check(const char *name);
 struct memfs_inode *ns_dir(struct memfs *fs, fring_ino_t ino, int *err);
+/* Removes e from dir (unlink, rmdir); fs->ns held for writing. */
+void entry_remove(struct memfs *fs, struct memfs_inode *dir,
+		  struct memfs_dirent *e);
+
+/* remote.c: -o remote=FIFO, changes behind the kernel's back, notified */
+int remote_start(struct memfs *fs, fring_session_t *se);
 
 /* ops_rename.c */
 void memfs_rename(fring_req_t *req, fring_ino_t parent, const char *name,

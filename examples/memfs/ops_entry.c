@@ -525,8 +525,8 @@ static int may_delete(struct memfs_cred *c, struct memfs_inode *dir,
 }
 
 /* Removes e from dir; fs->ns held for writing. */
-static void remove_entry(struct memfs *fs, struct memfs_inode *dir,
-			 struct memfs_dirent *e)
+void entry_remove(struct memfs *fs, struct memfs_inode *dir,
+		  struct memfs_dirent *e)
 {
 	struct memfs_inode *victim = e->inode;
 
@@ -556,7 +556,7 @@ void memfs_unlink(fring_req_t *req, fring_ino_t parent, const char *name)
 	if (!err && S_ISDIR(e->inode->type))
 		err = EISDIR;
 	if (!err)
-		remove_entry(fs, dir, e);
+		entry_remove(fs, dir, e);
 	pthread_rwlock_unlock(&fs->ns);
 	cred_fini(&c);
 	fring_reply_err(req, err);
@@ -588,7 +588,7 @@ void memfs_rmdir(fring_req_t *req, fring_ino_t parent, const char *name)
 	if (!err && e->inode->dir->count)
 		err = ENOTEMPTY;
 	if (!err)
-		remove_entry(fs, dir, e);
+		entry_remove(fs, dir, e);
 	pthread_rwlock_unlock(&fs->ns);
 	cred_fini(&c);
 	fring_reply_err(req, err);

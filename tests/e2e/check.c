@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 struct chk_counts {
 	unsigned passed;
@@ -210,4 +211,13 @@ unsigned char chk_pat(uint64_t seed, uint64_t off)
 	x *= 0xBF58476D1CE4E5B9ull;
 	x ^= x >> 29;
 	return (unsigned char)x;
+}
+
+void chk_stat_fill(struct stat *st, uint64_t ino, int dir, off_t size)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_ino = ino;
+	st->st_nlink = 1;
+	st->st_mode = dir ? S_IFDIR | 0755 : S_IFREG | 0644;
+	st->st_size = dir ? 0 : size;
 }

@@ -47,6 +47,11 @@ void chk_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * neighbouring offsets and seeds differ). */
 unsigned char chk_pat(uint64_t seed, uint64_t off);
 
+/* A stat for an in-process test server: ino, a 0755 directory when dir,
+ * else a 0644 regular file of size bytes, one link. */
+struct stat;
+void chk_stat_fill(struct stat *st, uint64_t ino, int dir, off_t size);
+
 /* A formatted check name, in one of 8 rotating static buffers. */
 const char *chk_name(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));

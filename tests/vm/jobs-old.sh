@@ -44,3 +44,13 @@ job dev-splice-fsx dev env \
 	FRING_E2E_OPTS=splice_read,splice_write,splice_move,max_write=524288 \
 	FRING_E2E_STATS_EXPECT='splice_requests>0 splice_write_bytes>0 splice_read_bytes>0 splice_fallbacks=0' \
 	"$S/run-suite.sh" "$MEMFS" dev "$E2E/fsx" --ops 2000 --seed 5
+# notifications of the kernel's ABI (expire_entry needs 7.38: both have it);
+# resend (7.40) and inc_epoch / prune (7.44, 7.45) must be NOT OFFERED
+# where the ABI is older: 7.38 on 6.1 lacks both, 7.41 on 6.12 has resend
+job notify-dev - "$E2E/notify_test" dev basic
+if [[ $SERIES == 6.1 ]]; then
+	job_not_offered notify-dev-resend - "$E2E/notify_test" dev resend
+else
+	job notify-dev-resend - "$E2E/notify_test" dev resend
+fi
+job_not_offered notify-dev-epoch - "$E2E/notify_test" dev epoch

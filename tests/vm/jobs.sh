@@ -106,6 +106,12 @@ job zerocopy-test-nocap - "$E2E/zerocopy_test" nocap bufpool-registered
 for t in dev uring bufpool-registered; do
 	job "$t-passthrough-io" "$t" "$S/passthrough-io.sh" "$PT" "$t" "$E2E/passthrough_io"
 done
+# notifications (doc/notifications.md), all of them at 7.46 on one mount
+# each: on the ring rungs retrieve's NOTIFY_REPLY arrives in a ring entry (a
+# pool buffer) that must be committed with no answer
+for t in dev bufpool-registered zerocopy; do
+	job "notify-$t" - "$E2E/notify_test" "$t" all
+done
 
 # what fring-probe says inside a 7.3 guest (auto -> zerocopy as root)
 job probe - "$S/probe.sh" "$BUILD/tools/fring-probe"

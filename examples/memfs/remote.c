@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * -o remote=FIFO: changes made "by another host", as a network filesystem
+ * learns of them, and the notifications that keep the kernel's caches true.
+ *
+ * memfs creates FIFO and a thread reads commands from it, one a line:
+ *	write PATH OFFSET TEXT   new bytes in a file; notify inval_inode
+ *	store PATH OFFSET TEXT   the same; notify store (the new bytes go
+ *	                         straight into the kernel's page cache)
+ *	rename PATH NEWNAME      a new name in the same directory; notify
+ *	                         inval_entry for both names
+ *	unlink PATH              the name goes; notify delete
+ * PATH is from the root of the filesystem ("/dir/file"). "quiet " before a
+ * command makes the change without notifying: the client then sees the old
+ * state for as long as the kernel may cache it (entry_timeout,
+ * attr_timeout, and pages kept across opens). Each command ends with one
+ * line on stderr, "memfs: remote: COMMAND: RESULT".
+ *
+ * The notifications are sent with fs->ns released: inval_entry and delete
+ * take the directory's lock in the kernel, which a LOOKUP waiting for
+ * fs->ns may hold (kernel-protocol.md 2.9).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "memfs.h"
+
+struct change {
+	fring_ino_t parent, ino;
+	const char *name;  /* the changed name (rename: the old one) */
+	const char *name2; /* rename: the new name */
+};
+
+/* The directory holding PATH's last component, and that component; fs->ns
+ * held. */
+static struct memfs_inode *walk(struct memfs *fs, char *path, char **leaf)
+{
+	struct memfs_inode *dir = inode_get(fs, FRING_ROOT_INO);
+	char *save = NULL, *next, *part = strtok_r(path, "/", &save);
+
+	while (part && (next = strtok_r(NULL, "/", &save))) {
+		struct memfs_dirent *e = dir_find(dir->dir, part);
+
+		if (!e || !S_ISDIR(e->inode->type))
+			return NULL;
+		dir = e->inode;
+		part = next;
+	}
+	*leaf = part;
+	return part ? dir : NULL;
+}
+
+static int change_data(struct memfs *fs, struct memfs_inode *n, off_t off,
+		       const char *text)
+{
+	size_t len = strlen(text);
+	int fd, err = 0;
+
+	(void)fs;
+	if (!S_ISREG(n->type))
+		return EISDIR;
+	pthread_mutex_lock(&n->lock);
+	fd = inode_fd_locked(n);
+	if (fd < 0)
+		err = -fd;
+	else if (pwrite(fd, text, len, off) != (ssize_t)len)
+		err = errno ? errno : EIO;
+	else
+		touch_mc(n);
+	pthread_mutex_unlock(&n->lock);
+	return err;
+}
+
+static int change_name(struct memfs_inode *dir, struct memfs_dirent *e,
+		       const char *newname)
+{
+	struct memfs_dirent *ne;
+
+	if (name_check(newname))
+		return EINVAL;
+	if (dir_find(dir->dir, newname))
+		return EEXIST;
+	ne = dirent_new(newname);
+	if (!ne || dir_reserve(dir->dir)) {
+		free(ne);
+		return ENOMEM;
+	}
+	dir_add(dir->dir, ne, e->inode);
+	pthread_mutex_lock(&e->inode->lock);
+	touch_c(e->inode);
+	pthread_mutex_unlock(&e->inode->lock);
+	dir_del(dir->dir, e);
+	pthread_mutex_lock(&dir->lock);
+	touch_mc(dir);
+	pthread_mutex_unlock(&dir->lock);
+	return 0;
+}
+
+/* Makes the change under fs->ns; fills ch for the notification. */
+static int apply(struct memfs *fs, const char *cmd, char *path, char *arg,
+		 char *text, struct change *ch)
+{
+	struct memfs_inode *dir;
+	struct memfs_dirent *e;
+	char *leaf;
+	int err;
+
+	pthread_rwlock_wrlock(&fs->ns);
+	dir = walk(fs, path, &leaf);
+	e = dir ? dir_find(dir->dir, leaf) : NULL;
+	if (!e) {
+		err = ENOENT;
+		goto out;
+	}
+	ch->parent = dir->ino;
+	ch->ino = e->inode->ino;
+	ch->name = leaf;
+	if (!strcmp(cmd, "write") || !strcmp(cmd, "store")) {
+		char *end;
+		long long off = arg ? strtoll(arg, &end, 10) : -1;
+
+		err = off < 0 || *end || !text
+			      ? EINVAL
+			      : change_data(fs, e->inode, (off_t)off, text);
+	} else if (!strcmp(cmd, "rename")) {
+		err = arg ? change_name(dir, e, arg) : EINVAL;
+		ch->name2 = arg;
+	} else if (!strcmp(cmd, "unlink")) {
+		err = S_ISDIR(e->inode->type) ? EISDIR : 0;
+		if (!err)
+			entry_remove(fs, dir, e);
+	} else {
+		err = EINVAL;
+	}
+out:
+	pthread_rwlock_unlock(&fs->ns);
+	return err;
+}
+
+/* The notification for a change made; 0 or a negative errno. */
+static int notify(struct memfs *fs, const char *cmd, const struct change *ch,
+		  off_t off, const char *text)
+{
+	fring_session_t *se = fs->se;
+	int ret;
+
+	if (!strcmp(cmd, "write"))
+		return fring_notify_inval_inode(se, ch->ino, 0, 0);
+	if (!strcmp(cmd, "store"))
+		return fring_notify_store(se, ch->ino, off, text, strlen(text));
+	if (!strcmp(cmd, "unlink"))
+		return fring_notify_delete(se, ch->parent, ch->ino, ch->name,
+					   strlen(ch->name));
+	/* rename: the old name goes, and the new one may be cached as
+	 * absent (negative_timeout); -ENOENT means "not cached": fine */
+	ret = fring_notify_inval_entry(se, ch->parent, ch->name,
+				       strlen(ch->name));
+	if (ret == 0 || ret == -ENOENT)
+		ret = fring_notify_inval_entry(se, ch->parent, ch->name2,
+					       strlen(ch->name2));
+	return ret == -ENOENT ? 0 : ret;
+}
+
+static void command(struct memfs *fs, char *line)
+{
+	char *save = NULL, *cmd, *path, *arg, *text = NULL, copy[1024];
+	struct change ch = {0};
+	bool quiet = false;
+	int err, ret = 0;
+
+	snprintf(copy, sizeof(copy), "%s", line);
+	cmd = strtok_r(line, " ", &save);
+	if (cmd && !strcmp(cmd, "quiet")) {
+		quiet = true;
+		cmd = strtok_r(NULL, " ", &save);
+	}
+	path = strtok_r(NULL, " ", &save);
+	arg = strtok_r(NULL, " ", &save);
+	if (arg)
+		text = strtok_r(NULL, "", &save); /* the rest, spaces and all */
+	if (!cmd || !path) {
+		fprintf(stderr, "memfs: remote: %s: bad command\n", copy);
+		return;
+	}
+	err = apply(fs, cmd, path, arg, text, &ch);
+	if (!err && !quiet)
+		ret = notify(fs, cmd, &ch, arg ? atoll(arg) : 0, text);
+	fprintf(stderr, "memfs: remote: %s: %s%s%s\n", copy,
+		err ? strerror(err) : "done",
+		quiet || err ? "" : ", notified: ",
+		quiet || err ? ""
+		: ret	     ? strerror(-ret)
+			     : "ok");
+}
+
+static void *remote_thread(void *arg)
+{
+	struct memfs *fs = arg;
+	/* read and write: the FIFO never reads EOF when writers come and go */
+	FILE *f = fopen(fs->opt.remote, "r+");
+	char line[1024];
+
+	if (!f) {
+		fprintf(stderr, "memfs: remote: %s: %s\n", fs->opt.remote,
+			strerror(errno));
+		return NULL;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0])
+			command(fs, line);
+	}
+	fclose(f);
+	return NULL;
+}
+
+int remote_start(struct memfs *fs, fring_session_t *se)
+{
+	pthread_t th;
+	int err;
+
+	fs->se = se;
+	if (mkfifo(fs->opt.remote, 0600) && errno != EEXIST)
+		return -errno;
+	err = pthread_create(&th, NULL, remote_thread, fs);
+	if (err)
+		return -err;
+	pthread_detach(th);
+	return 0;
+}
