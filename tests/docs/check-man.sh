@@ -3,7 +3,8 @@
 # check-man.sh SRCDIR: the man pages in doc/man format without a warning
 # (groff -ww, and man --warnings at 80 columns when man-db is there), and
 # the pages that list libfring's -o options (fring_main.3, memfs.1) name
-# every option src/opts.c accepts.
+# every option src/opts.c accepts, and every function of the public header
+# is named by a page.
 set -euo pipefail
 src=$(realpath "$1")
 if ! command -v groff >/dev/null; then
@@ -33,5 +34,16 @@ for page in fring_main.3 memfs.1; do
 	done
 	[[ -z $missing ]] && ok "options.$page" || fail "options.$page" "not described:$missing"
 done
+# every function of the public header has a page: its NAME section lists it
+# (doc/meson.build links the name to the page)
+names=$(for page in "$src"/doc/man/*.3; do
+	sed -n '/^\.SH NAME/,/^\.SH /p' "$page"
+done | grep -oE 'fring_[a-z0-9_]+' | sort -u)
+funcs=$(grep -E '^[a-z][a-z0-9_ ]*[ *]fring_[a-z0-9_]+\(' "$src/include/fring/fring.h" |
+	sed -E 's/^[^(]*[ *](fring_[a-z0-9_]+)\(.*/\1/' | sort -u)
+[[ -n $funcs ]] || fail functions "no function found in include/fring/fring.h"
+missing=$(comm -23 <(echo "$funcs") <(echo "$names") | tr '\n' ' ')
+[[ -z $missing ]] && ok "functions_have_pages" ||
+	fail functions_have_pages "no man page names: $missing"
 echo "$passed passed, $failed failed"
 ((failed == 0))
