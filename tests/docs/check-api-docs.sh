@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # check-api-docs.sh SRCDIR LIBFRING_SO: every symbol libfring.so exports
-# (src/fring.map: fring_*) is documented in include/fring/fring.h, and
+# (src/fring.map: fring_*) is documented in include/fring/ (fring.h and its
+# parts), and
 # doxygen reads the header without a warning (undocumented struct member,
 # macro, enum value or parameter; a broken doc command). Runs doxygen with
 # doc/Doxyfile, XML instead of HTML, into a scratch directory.
@@ -47,7 +48,7 @@ while read -r sym; do
 	if grep -qx "$sym" "$tmp/documented"; then
 		ok "documented.$sym"
 	else
-		fail "documented.$sym" "exported but without a doc comment in fring.h"
+		fail "documented.$sym" "exported but without a doc comment in include/fring/*.h"
 	fi
 done <"$tmp/exported"
 echo "$passed passed, $failed failed"

@@ -39,9 +39,9 @@ done
 names=$(for page in "$src"/doc/man/*.3; do
 	sed -n '/^\.SH NAME/,/^\.SH /p' "$page"
 done | grep -oE 'fring_[a-z0-9_]+' | sort -u)
-funcs=$(grep -E '^[a-z][a-z0-9_ ]*[ *]fring_[a-z0-9_]+\(' "$src/include/fring/fring.h" |
+funcs=$(cat "$src"/include/fring/*.h | grep -E '^[a-z][a-z0-9_ ]*[ *]fring_[a-z0-9_]+\(' |
 	sed -E 's/^[^(]*[ *](fring_[a-z0-9_]+)\(.*/\1/' | sort -u)
-[[ -n $funcs ]] || fail functions "no function found in include/fring/fring.h"
+[[ -n $funcs ]] || fail functions "no function found in include/fring/*.h"
 missing=$(comm -23 <(echo "$funcs") <(echo "$names") | tr '\n' ' ')
 [[ -z $missing ]] && ok "functions_have_pages" ||
 	fail functions_have_pages "no man page names: $missing"

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file io.h
+ * @brief Data helpers and asynchronous I/O on the queue's ring.
+ *
+ * Part of the public API: include <fring/fring.h>, not this file.
+ */
+#ifndef FRING_API_IO_H
+#define FRING_API_IO_H
+#ifndef FRING_FRING_H_INSIDE
+#error "include <fring/fring.h>, not its parts"
+#endif
+
+/**
+ * @name Data helpers
+ * Do the I/O with the operation that suits the running transport (pread or
+ * pwrite on dev; io_uring READ/WRITE on uring and bufpool; READ_FIXED /
+ * WRITE_FIXED on the registered pool, or on the client's own pages on
+ * zerocopy) and answer the request when it completes: short reads, EOF and
+ * errors included. Callable from any thread; on zerocopy the transfer is
+ * handed to the queue's thread (the pages live in its ring).
+ *
+ * An I/O error is answered to the caller as its errno; the return value
+ * only says whether the answer could be delivered (as for the replies), or
+ * -EALREADY if req was answered already. Called for another opcode they
+ * answer EIO (a handler bug). After the session started ending, the
+ * zero-copy transfer answers ESHUTDOWN.
+ */
+/**@{*/
+/** Answer a READ with up to size bytes of fd at off (size is capped to the
+ * request's buffer). */
+int fring_read_from_fd(fring_req_t *req, int fd, off_t off, size_t size);
+/** Answer a WRITE by writing its data to fd at off; the answer is the
+ * count written. */
+int fring_write_to_fd(fring_req_t *req, int fd, off_t off);
+/**@}*/
+
+/* ------------------------------------------------------------------------ */
+/**
+ * @name Asynchronous I/O on the queue's ring
+ * On the ring transports a handler may issue its own io_uring operations
+ * (backing-store reads, writes, fsync, statx, ...) on the ring of the queue
+ * it runs on, so they share one io_uring_enter with the FUSE traffic.
+ */
+/**@{*/
+struct io_uring_sqe;
+/** Runs on the queue thread when the operation completes; res is the CQE's
+ * result. The callback answers the request (or issues more I/O).
+ * @param req  the request given to fring_io_submit()
+ * @param res  the CQE's res: a count, or a negative errno
+ * @param data the data given to fring_io_submit() */
+typedef void (*fring_io_cb)(fring_req_t *req, int res, void *data);
+/**
+ * An SQE of the ring serving req, to be prepared with liburing's
+ * io_uring_prep_*() and passed to fring_io_submit(). NULL when the
+ * transport has no ring (dev) or when not called on req's queue thread:
+ * then do the I/O synchronously or on a thread of your own.
+ *
+ * Transports: uring, bufpool, bufpool-registered, zerocopy.
+ */
+struct io_uring_sqe *fring_io_sqe(fring_req_t *req);
+/**
+ * Submits sqe (from fring_io_sqe(), prepared; its user_data is the
+ * library's) with the batch of the queue thread's next io_uring_enter.
+ * The request becomes asynchronous (see fring_req_async()). Returns 0 or
+ * -ENOMEM (then sqe is turned into a no-op and nothing is called).
+ *
+ * Queue thread of req only: -EINVAL elsewhere, or when sqe is NULL.
+ */
+int fring_io_submit(fring_req_t *req, struct io_uring_sqe *sqe, fring_io_cb cb,
+		    void *data);
+/**@}*/
+
+#endif

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file reply.h
+ * @brief Answers to requests (fring_reply_*), directory entries and passthrough
+ * backing ids.
+ *
+ * Part of the public API: include <fring/fring.h>, not this file.
+ */
+#ifndef FRING_API_REPLY_H
+#define FRING_API_REPLY_H
+#ifndef FRING_FRING_H_INSIDE
+#error "include <fring/fring.h>, not its parts"
+#endif
+
+/**
+ * @name Replies
+ * Each answers the request and releases it; the request must not be used
+ * afterwards. Return 0, or a negative errno if the answer could not be
+ * delivered (the request is released anyway). A second answer to the same
+ * request is refused with -EALREADY and logged.
+ *
+ * Callable from any thread (on the ring transports an answer from another
+ * thread is handed to the queue's thread, which commits it in its next
+ * batch). An answer of the wrong kind for the opcode, more data than the
+ * kernel asked for, or an errno outside 1..511 is a handler bug: the caller
+ * gets EIO, the bug is logged and counted in handler_bugs, and the function
+ * returns what sending the EIO returned. A failure to deliver (-ENOENT: the
+ * kernel forgot the request after an interrupt; -ENODEV, -ENOTCONN: the
+ * connection is gone) needs no action.
+ */
+/**@{*/
+/** Answers with an error, or with success and no data (unlink, rmdir,
+ * rename, release, flush, fsync, setxattr, ...).
+ * @param req the request
+ * @param err a positive errno, or 0 for success with no data. */
+int fring_reply_err(fring_req_t *req, int err);
+/** Answers lookup, mknod, mkdir, symlink, link with a new name's entry. */
+int fring_reply_entry(fring_req_t *req, const struct fring_entry *e);
+/** Answers create and tmpfile: the entry and the open file (fi->fh and the
+ * open flags as for fring_reply_open()). */
+int fring_reply_create(fring_req_t *req, const struct fring_entry *e,
+		       const struct fring_file *fi);
+/** Answers getattr and setattr.
+ * @param req          the request
+ * @param attr         the attributes (st_ino 0: the request's inode)
+ * @param attr_timeout seconds the kernel may cache them */
+int fring_reply_attr(fring_req_t *req, const struct stat *attr,
+		     double attr_timeout);
+/** Answers readlink with a NUL-terminated target. */
+int fring_reply_readlink(fring_req_t *req, const char *target);
+/** Answers open and opendir: fi->fh and the reply bits of struct
+ * fring_file (direct_io, keep_cache, zero_copy, backing_id, ...). A
+ * backing_id the kernel would refuse (see struct fring_file) is a handler
+ * bug: EIO is sent and -EINVAL returned (no RELEASE will come; the same
+ * for fring_reply_create()). */
+int fring_reply_open(fring_req_t *req, const struct fring_file *fi);
+/**
+ * Registers fd, an open regular file, as a backing file for passthrough
+ * (FUSE_DEV_IOC_BACKING_OPEN on the session's /dev/fuse, whatever the
+ * transport). Put the id in fring_file.backing_id of an open or create
+ * answer; the kernel holds its own reference from then on, so fd may be
+ * closed. Needs CAP_PASSTHROUGH negotiated and CAP_SYS_ADMIN. Any thread,
+ * after INIT. libfuse: fuse_passthrough_open().
+ *
+ * @param se the session
+ * @param fd the backing file, any access mode: each open reopens its path
+ *           with the client's open flags and the credentials of the thread
+ *           that called this (backing_file_open())
+ * @return a backing id > 0; -EOPNOTSUPP if passthrough was not negotiated
+ *         (or INIT not done); -EBADF; -EINVAL (not a regular file); -EISDIR;
+ *         -ELOOP (fd's filesystem is as deep as max_stack_depth); -EPERM
+ *         (no CAP_SYS_ADMIN); -ENOMEM.
+ */
+int fring_backing_open(fring_session_t *se, int fd);
+/**
+ * Drops a backing id from fring_backing_open(). Files open with it keep
+ * their backing file; a later open of the same inode while they are open
+ * needs the same id, so close it at the inode's last release. Any thread.
+ * libfuse: fuse_passthrough_close().
+ *
+ * @param se         the session
+ * @param backing_id an id fring_backing_open() returned
+ * @return 0; -EOPNOTSUPP if passthrough was not negotiated; -EINVAL
+ *         (id <= 0); -ENOENT (no such id); -EPERM (no CAP_SYS_ADMIN).
+ */
+int fring_backing_close(fring_session_t *se, int backing_id);
+/** Answers write and copy_file_range with the bytes written. */
+int fring_reply_write(fring_req_t *req, size_t count);
+/** Answers read, readdir, getxattr, listxattr with size bytes of buf, the
+ * caller's memory (copied or gathered, never kept). On zerocopy a READ's
+ * bytes are staged into the client's pages first. */
+int fring_reply_buf(fring_req_t *req, const void *buf, size_t size);
+/** As fring_reply_buf() with the data in count pieces. */
+int fring_reply_iov(fring_req_t *req, const struct iovec *iov, int count);
+/** Answers read or readdir with size bytes already placed at the start of
+ * the request's dst buffer (no copy). On a FRING_BUF_FIXED dst the bytes
+ * must have been moved there with READ_FIXED first: an answer claiming
+ * more than moved is refused (EIO). */
+int fring_reply_data(fring_req_t *req, size_t size);
+/** Answers statfs. */
+int fring_reply_statfs(fring_req_t *req, const struct statvfs *st);
+/** Answer to getxattr/listxattr with size 0: the size needed. */
+int fring_reply_xattr(fring_req_t *req, size_t count);
+/** Answers getlk with the conflicting lock (or l_type F_UNLCK). The range
+ * must fit 0..OFFSET_MAX. */
+int fring_reply_lock(fring_req_t *req, const struct flock *lock);
+/** Answers bmap with the device block index. */
+int fring_reply_bmap(fring_req_t *req, uint64_t idx);
+/** Answers lseek with the new offset. */
+int fring_reply_lseek(fring_req_t *req, off_t off);
+/** Answers poll with the ready events (POLLIN, ...). */
+int fring_reply_poll(fring_req_t *req, unsigned revents);
+/** Answers ioctl: result is ioctl(2)'s return value, buf the size output
+ * bytes (at most out_bufsz). */
+int fring_reply_ioctl(fring_req_t *req, int result, const void *buf,
+		      size_t size);
+struct statx;
+/** Answers statx with stx (fields outside stx_mask are ignored).
+ * @param req          the request
+ * @param stx          the attributes
+ * @param attr_timeout seconds the kernel may cache them */
+int fring_reply_statx(fring_req_t *req, const struct statx *stx,
+		      double attr_timeout);
+
+/**
+ * Directory entries. Appends one entry to buf (bufsize bytes free) and
+ * returns the bytes it takes. If that is more than bufsize nothing is
+ * written: the listing is full. off is the cookie of the *next* entry.
+ *
+ * Only st_ino and the type bits of st_mode are used. buf is the readdir
+ * handler's dst->mem plus what was used so far (or memory of the caller's
+ * answered with fring_reply_buf()). Any thread; no answer is sent.
+ */
+size_t fring_add_direntry(fring_req_t *req, char *buf, size_t bufsize,
+			  const char *name, const struct stat *st, off_t off);
+/**
+ * As fring_add_direntry() for readdirplus: e is the entry as
+ * fring_reply_entry() would send it, and (except for "." and "..") the
+ * kernel takes a lookup reference on e->ino once the answer arrives.
+ * e->ino 0 sends only the name (no reference).
+ */
+size_t fring_add_direntry_plus(fring_req_t *req, char *buf, size_t bufsize,
+			       const char *name, const struct fring_entry *e,
+			       off_t off);
+/**@}*/
+
+#endif

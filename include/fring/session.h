@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file session.h
+ * @brief Options (fring_config_*) and sessions (fring_session_*).
+ *
+ * Part of the public API: include <fring/fring.h>, not this file.
+ */
+#ifndef FRING_API_SESSION_H
+#define FRING_API_SESSION_H
+#ifndef FRING_FRING_H_INSIDE
+#error "include <fring/fring.h>, not its parts"
+#endif
+
+/**
+ * @name Configuration
+ * The -o options (fring_config_help() lists them; fring_main(3) describes
+ * each). A configuration belongs to one thread at a time; a session copies
+ * it, so it may be freed once fring_session_new() returned.
+ */
+/**@{*/
+/** A new configuration with defaults; NULL on ENOMEM. */
+fring_config_t *fring_config_new(void);
+/** Frees cfg; NULL is ignored. */
+void fring_config_free(fring_config_t *cfg);
+/**
+ * Sets one option, e.g. ("transport", "uring"), ("allow_other", NULL).
+ * Returns 0, -EINVAL for a bad value or -ENOENT for an unknown key; a
+ * message saying why goes to the log.
+ */
+int fring_config_set(fring_config_t *cfg, const char *key, const char *value);
+/** Parses "a,b=c,..." as given to -o; stops at the first error.
+ * @return 0, or the error of fring_config_set() for the first bad option
+ *         (-EINVAL, -ENOENT), or -ENOMEM. */
+int fring_config_parse(fring_config_t *cfg, const char *opts);
+/** Prints the option list for --help. */
+void fring_config_help(FILE *out);
+/**@}*/
+
+/* ------------------------------------------------------------------------ */
+/**
+ * @name Sessions
+ * new → mount → run → destroy, on one thread (the "main thread"), except
+ * fring_session_exit() and the read-only accessors, which any thread may
+ * call. fring_main() does all of it; see fring_session_new(3).
+ */
+/**@{*/
+/**
+ * Creates a session. ops_size is sizeof(struct fring_ops) as the caller
+ * compiled it (newer callbacks the caller does not know stay NULL). cfg may be
+ * NULL (defaults); it is copied. Returns 0 and *out, or a negative errno.
+ *
+ * @return 0; -EINVAL (ops or out NULL, ops_size larger than this library's
+ *         table), -ENOMEM, or the errno of eventfd(2).
+ */
+int fring_session_new(const struct fring_ops *ops, size_t ops_size,
+		      void *userdata, const fring_config_t *cfg,
+		      fring_session_t **out);
+/**
+ * Mounts on mountpoint: mount(2) with CAP_SYS_ADMIN, fusermount3 otherwise.
+ * Fails with a message (not a hang) when the mountpoint is missing, not a
+ * directory or a dead FUSE mount (-ENOTCONN).
+ *
+ * An explicit transport= the machine cannot give (e.g. uring with
+ * enable_uring=N) is refused here, before anything is mounted.
+ *
+ * @return 0; -EBUSY if already mounted; -ENOENT, -ENOTDIR, -ENOTCONN for
+ *         the mountpoint; an explicit rung's refusal (e.g. -EPERM,
+ *         -EOPNOTSUPP); the errno of open(/dev/fuse) or mount(2);
+ *         -ECONNRESET when fusermount3 failed (it printed why).
+ */
+int fring_session_mount(fring_session_t *s, const char *mountpoint);
+/**
+ * Answers INIT, starts the queues and serves until unmount or
+ * fring_session_exit(). Returns 0 after a clean end.
+ *
+ * Chooses the transport at INIT and logs one line naming it and why each
+ * better rung was refused. Blocks the calling thread; the destroy callback
+ * runs on it before returning.
+ *
+ * @return 0; -EINVAL if not mounted; -EBUSY if already run; -EPROTO for
+ *         an INIT the library cannot serve; or the error that stopped the
+ *         queues.
+ */
+int fring_session_run(fring_session_t *s);
+/** Asks run() to stop. Async-signal-safe; callable from any thread. */
+void fring_session_exit(fring_session_t *s);
+/** Non-zero once the session is ending. Any thread. */
+int fring_session_exited(const fring_session_t *s);
+/** Unmounts if still mounted (also done by destroy). Lazily (MNT_DETACH)
+ * when files are still open.
+ * @return 0, -EINVAL for a NULL session, or the umount error. */
+int fring_session_unmount(fring_session_t *s);
+/** Unmounts if needed and frees everything. Every request must have been
+ * answered: fring_session_run() waits up to 2 s for late answers and logs
+ * the ones still missing; answering after destroy is a use-after-free. */
+void fring_session_destroy(fring_session_t *s);
+/** The userdata given to fring_session_new(). */
+void *fring_session_userdata(const fring_session_t *s);
+/** The negotiated connection (valid after INIT; zeros before). */
+const struct fring_conn *fring_session_conn(const fring_session_t *s);
+/** The rung in use (AUTO before run() has chosen). */
+enum fring_transport fring_session_transport(const fring_session_t *s);
+/** One line: the rung and why each better rung was refused. */
+const char *fring_session_transport_reason(const fring_session_t *s);
+/** Number of queues (valid once run() started). */
+unsigned fring_session_queues(const fring_session_t *s);
+/**@}*/
+
+#endif
