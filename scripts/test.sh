@@ -24,7 +24,7 @@ faultdir=${builddir}-fault
 [ -f "$faultdir/build.ninja" ] ||
 	meson setup "$faultdir" -Dfault_injection=true >/dev/null
 ninja -C "$faultdir" examples/memfs/memfs examples/passthrough/passthrough \
-	tests/e2e/fault_io tests/unit/test_fault >/dev/null
+	tests/e2e/fault_io tests/e2e/fsx tests/unit/test_fault >/dev/null
 vmlog=$builddir/meson-logs/vm.out
 (
 	vrc=0
