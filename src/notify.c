@@ -111,21 +111,31 @@ int fring_notify_inval_inode(fring_session_t *se, fring_ino_t ino, off_t off,
 	return notify_send(se, FUSE_NOTIFY_INVAL_INODE, 0, iov, 2);
 }
 
+/* A message whose header is followed by a name: the kernel reads the name
+ * with its NUL (fuse_notify_inval_entry(), fuse_notify_delete()). */
+static int notify_named(fring_session_t *se, int code, unsigned min_minor,
+			void *out, size_t outlen, const char *name,
+			size_t namelen)
+{
+	struct iovec iov[4] = {
+		{0}, {out, outlen}, {(void *)name, namelen}, {"", 1}};
+
+	if (!name)
+		return -EINVAL;
+	if (namelen > UINT32_MAX)
+		return -ENAMETOOLONG;
+	return notify_send(se, code, min_minor, iov, 4);
+}
+
 static int inval_entry(fring_session_t *se, fring_ino_t parent,
 		       const char *name, size_t namelen, uint32_t flags,
 		       unsigned min_minor)
 {
 	struct fuse_notify_inval_entry_out o = {
 		.parent = parent, .namelen = (uint32_t)namelen, .flags = flags};
-	/* the kernel reads the name with its NUL (fuse_notify_inval_entry) */
-	struct iovec iov[4] = {
-		{0}, {&o, sizeof(o)}, {(void *)name, namelen}, {"", 1}};
 
-	if (!name)
-		return -EINVAL;
-	if (namelen > UINT32_MAX)
-		return -ENAMETOOLONG;
-	return notify_send(se, FUSE_NOTIFY_INVAL_ENTRY, min_minor, iov, 4);
+	return notify_named(se, FUSE_NOTIFY_INVAL_ENTRY, min_minor, &o,
+			    sizeof(o), name, namelen);
 }
 
 int fring_notify_inval_entry(fring_session_t *se, fring_ino_t parent,
@@ -146,14 +156,9 @@ int fring_notify_delete(fring_session_t *se, fring_ino_t parent,
 {
 	struct fuse_notify_delete_out o = {
 		.parent = parent, .child = child, .namelen = (uint32_t)namelen};
-	struct iovec iov[4] = {
-		{0}, {&o, sizeof(o)}, {(void *)name, namelen}, {"", 1}};
 
-	if (!name)
-		return -EINVAL;
-	if (namelen > UINT32_MAX)
-		return -ENAMETOOLONG;
-	return notify_send(se, FUSE_NOTIFY_DELETE, MINOR_DELETE, iov, 4);
+	return notify_named(se, FUSE_NOTIFY_DELETE, MINOR_DELETE, &o, sizeof(o),
+			    name, namelen);
 }
 
 int fring_notify_store_iov(fring_session_t *se, fring_ino_t ino, off_t off,
