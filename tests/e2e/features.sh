@@ -64,7 +64,8 @@ mkdir -m 755 "$MNT" "$TMPFS"
 pid=
 name=
 
-is_mounted() { awk -v m="$1" '$5 == m {f=1} END {exit !f}' /proc/self/mountinfo; }
+# shellcheck source-path=SCRIPTDIR source=mount-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/mount-lib.sh" # is_mounted
 
 # shellcheck disable=SC2317  # (run by the trap)
 cleanup() {
