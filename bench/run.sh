@@ -39,6 +39,10 @@
 #                    server during each selected data job, 1 repetition
 #                    (default -c fring-pt-uring -j seqread,randread)
 #   --fring-opts O   extra -o options for the libfring daemons
+#   --pt-own-defaults
+#                    run the libfring passthrough with its own defaults
+#                    (1 s cache timeouts, default_permissions) instead of
+#                    passthrough_hp's (see PT_AS_HP below)
 #   -h               this text
 #
 # Needs: root, fio, the libfring examples built in build/ (ninja -C build),
@@ -66,6 +70,11 @@ OUT=""
 QD_SWEEP=""
 PERF=0
 FRING_OPTS=""
+# What passthrough_hp does, given to the libfring passthrough so that both
+# ask the kernel for the same work: names and attributes cached 86,400 s,
+# and no default_permissions (without it passthrough_hp checks nothing and
+# the kernel sends no GETATTR of the parent before each create and unlink).
+PT_AS_HP=attr_timeout=86400,entry_timeout=86400,no_default_permissions
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "${1:-0}"; }
 
@@ -81,6 +90,7 @@ while [ $# -gt 0 ]; do
 	--qd-sweep) QD_SWEEP=$2; shift ;;
 	--perf) PERF=1 ;;
 	--fring-opts) FRING_OPTS=$2; shift ;;
+	--pt-own-defaults) PT_AS_HP="" ;;
 	-h|--help) usage 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; usage 2 ;;
 	esac
@@ -226,6 +236,7 @@ mount -t tmpfs -o size=8g,mode=1777 fring-bench-src "$SRC" || die "cannot mount 
 	echo "jobs: $JOBS"
 	echo "reps: $REPS, runtime ${RUNTIME}s, size $SIZE x 2 jobs, metadata job $NFILES files over 2 procs"
 	[ -n "$FRING_OPTS" ] && echo "fring extra options: $FRING_OPTS"
+	echo "libfring passthrough as passthrough_hp: ${PT_AS_HP:-no (--pt-own-defaults)}"
 } >"$OUT/env.txt"
 cat "$OUT/env.txt" >&2
 
@@ -268,6 +279,7 @@ start_config() {
 	fring-pt-dev|fring-pt-uring|fring-memfs-dev|fring-memfs-uring)
 		opts="transport=${base##*-}${qd:+,queue_depth=$qd}${pt:+,$pt}$splice${FRING_OPTS:+,$FRING_OPTS}"
 		if [[ "$base" == fring-pt-* ]]; then
+			opts+=${PT_AS_HP:+,$PT_AS_HP}
 			cmd=("$PT" -f -o "$opts" --stats-file="$OUT/logs/$name.rep$rep.stats.json" "$SRC" "$MNT")
 		else
 			cmd=("$MEMFS" -f -o "$opts" --stats-file="$OUT/logs/$name.rep$rep.stats.json" "$MNT")

@@ -44,6 +44,7 @@ struct fring_config {
 	unsigned threads;	  /* ring threads; 0: one per queue */
 	unsigned pool_bufs;	  /* buffers per queue pool; 0: queue_depth */
 	unsigned request_timeout; /* seconds; 0: none asked (kernel default) */
+	unsigned inline_max;	  /* ring: largest helper transfer in place */
 	bool allow_other;
 	bool default_permissions;
 	bool ro;
@@ -321,6 +322,21 @@ FRING_HIDDEN int dev_start(struct fring_session *se);
 FRING_HIDDEN int dev_start_queue(struct fring_queue *q);
 FRING_HIDDEN void dev_stop(struct fring_session *se);
 FRING_HIDDEN int dev_write_all(int fd, struct iovec *iov, int cnt);
+
+/* fdclass.c: how a queue thread moves a small transfer on a descriptor */
+enum fd_class {
+	FD_CLASS_UNKNOWN,
+	FD_CLASS_NOWAIT, /* preadv2/pwritev2 with RWF_NOWAIT in place */
+	FD_CLASS_MEMORY, /* pread/pwrite in place: tmpfs, ramfs */
+	FD_CLASS_RING,	 /* READ/WRITE on the ring (io-wq if it blocks) */
+};
+/* FD_CLASS_UNKNOWN unless this thread learnt it recently */
+FRING_HIDDEN enum fd_class fd_class_get(int fd, bool is_write);
+/* Remembers what an RWF_NOWAIT read or write on fd answered (0 or errno) */
+FRING_HIDDEN enum fd_class fd_class_learn(int fd, bool is_write,
+					  int nowait_errno);
+/* Descriptors may be closed and reused from now on (a RELEASE came) */
+FRING_HIDDEN void fd_class_forget_all(void);
 
 /* splice.c: splice on the classic transport */
 /* After INIT: keeps the granted FUSE_SPLICE_* on dev, drops them with a

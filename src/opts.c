@@ -20,6 +20,7 @@ void fring_config_defaults(struct fring_config *cfg)
 	cfg->max_write = FRING_DEFAULT_MAX_WRITE;
 	cfg->max_async = FRING_DEFAULT_MAX_ASYNC;
 	cfg->queue_depth = FRING_DEFAULT_QUEUE_DEPTH;
+	cfg->inline_max = UINT_MAX;
 }
 
 fring_config_t *fring_config_new(void)
@@ -131,6 +132,8 @@ int fring_config_set(fring_config_t *cfg, const char *key, const char *val)
 	/* the kernel's field is 16 bits (fuse_init_out.request_timeout) */
 	if (!strcmp(key, "request_timeout"))
 		return parse_uint(key, val, 0, 65535, &cfg->request_timeout);
+	if (!strcmp(key, "inline_max"))
+		return parse_uint(key, val, 0, UINT_MAX, &cfg->inline_max);
 	if (!strcmp(key, "max_async"))
 		return parse_uint(key, val, 1, 65536, &cfg->max_async);
 	if (!strcmp(key, "allow_other"))
@@ -221,6 +224,11 @@ void fring_config_help(FILE *out)
 	      "queue)\n"
 	      "    pool_bufs=N            buffers per queue pool (bufpool "
 	      "rungs; default: queue_depth)\n"
+	      "    inline_max=N           ring: data helper transfers up to N "
+	      "bytes done\n"
+	      "                           in place when they cannot block "
+	      "(default: all;\n"
+	      "                           0: always on the ring)\n"
 	      "    request_timeout=S      abort the connection when a request "
 	      "is\n"
 	      "                           unanswered for S s (kernel: 15 s "

@@ -379,8 +379,11 @@ static int rt_alloc_entries(struct ring_thread *rt)
 
 /*
  * One thread's ring: SQE128 (the kernel refuses FUSE commands on 64-byte
- * SQEs, kernel-protocol.md 4.3); SINGLE_ISSUER and DEFER_TASKRUN because
- * one thread owns it and copies then happen only while it waits.
+ * SQEs, kernel-protocol.md 4.3); SINGLE_ISSUER because one thread owns it;
+ * COOP_TASKRUN so that the kernel's copy of a request into an entry waits
+ * for the thread's next kernel entry instead of interrupting a handler.
+ * Not DEFER_TASKRUN: on the 4 KiB randread bench it was 3% slower at 2%
+ * more CPU (doc/benchmarks.md), as libfuse's authors also found.
  */
 int ring_init(struct io_uring *ring, unsigned entries)
 {
@@ -389,10 +392,10 @@ int ring_init(struct io_uring *ring, unsigned entries)
 
 	memset(&p, 0, sizeof(p));
 	p.flags = IORING_SETUP_SQE128 | IORING_SETUP_SINGLE_ISSUER |
-		  IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_COOP_TASKRUN;
+		  IORING_SETUP_COOP_TASKRUN;
 	ret = io_uring_queue_init_params(entries, ring, &p);
 	if (ret == -EINVAL) {
-		/* kernels before 6.1 lack DEFER_TASKRUN */
+		/* kernels before 6.0 lack SINGLE_ISSUER */
 		memset(&p, 0, sizeof(p));
 		p.flags = IORING_SETUP_SQE128;
 		ret = io_uring_queue_init_params(entries, ring, &p);
@@ -417,6 +420,12 @@ static int rt_setup(struct ring_thread *rt)
 	ret = fault_hit(FAULT_RING_SETUP);
 	if (!ret)
 		ret = ring_init(&rt->ring, entries);
+	/* Only this thread enters the ring: a registered ring descriptor
+	 * spares each io_uring_enter the shared file table's refcount
+	 * (fget was 2% of a 4 KiB randread profile). Linux 5.18+; without it
+	 * the plain descriptor works. */
+	if (!ret)
+		(void)io_uring_register_ring_fd(&rt->ring);
 	if (ret)
 		return ret;
 	rt->ring_ok = true;

@@ -129,8 +129,9 @@ FRING_HIDDEN bool ring_on_thread_of(const struct fring_req *req);
 FRING_HIDDEN struct io_uring_sqe *ring_io_sqe(struct fring_req *req);
 FRING_HIDDEN void ring_io_arm(struct ring_io *io, struct io_uring_sqe *sqe);
 FRING_HIDDEN void ring_io_free_all(struct ring_thread *rt);
+/* done: bytes of the transfer already moved (by the caller, in place) */
 FRING_HIDDEN int ring_helper_start(struct fring_req *req, int fd, off_t off,
-				   size_t size, bool is_write);
+				   size_t size, size_t done, bool is_write);
 FRING_HIDDEN void ring_io_complete(struct ring_thread *rt, struct ring_io *io,
 				   int res);
 FRING_HIDDEN int ring_helper_handoff(struct fring_req *req, int fd, off_t off,

@@ -175,27 +175,27 @@ void ring_io_complete(struct ring_thread *rt, struct ring_io *io, int res)
 
 /* A data helper's state, on a fresh or recycled ring_io. */
 static void helper_init(struct ring_io *io, struct fring_req *req, int fd,
-			off_t off, size_t size, bool is_write)
+			off_t off, size_t size, size_t done, bool is_write)
 {
 	io->req = req;
 	io->cb = NULL;
 	io->fd = fd;
 	io->off = off;
 	io->size = size;
-	io->done = 0;
+	io->done = done;
 	io->is_write = is_write;
 }
 
 int ring_helper_start(struct fring_req *req, int fd, off_t off, size_t size,
-		      bool is_write)
+		      size_t done, bool is_write)
 {
 	struct ring_thread *rt = req->q->rt;
 	struct ring_io *io = io_get(rt);
 
 	if (!io)
 		return -ENOMEM;
-	helper_init(io, req, fd, off, size, is_write);
-	if (size == 0 || !helper_submit(rt, io)) {
+	helper_init(io, req, fd, off, size, done, is_write);
+	if (done >= size || !helper_submit(rt, io)) {
 		io_put(rt, io);
 		return -EAGAIN;
 	}
@@ -216,7 +216,7 @@ int ring_helper_handoff(struct fring_req *req, int fd, off_t off, size_t size,
 
 	if (!io)
 		return -ENOMEM;
-	helper_init(io, req, fd, off, size, is_write);
+	helper_init(io, req, fd, off, size, 0, is_write);
 	fring_req_async(req);
 	pthread_mutex_lock(&rt->lock);
 	if (rt->dead) {

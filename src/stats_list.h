@@ -38,6 +38,10 @@
 	STAT_EXT(splice_requests, SUM)                                         \
 	STAT_EXT(splice_write_bytes, SUM)                                      \
 	STAT_EXT(splice_read_bytes, SUM)                                       \
-	STAT_EXT(splice_fallbacks, SUM)
+	STAT_EXT(splice_fallbacks, SUM)                                        \
+	/* data helpers on a ring transport: transfers a queue thread did in   \
+	 * place (fdclass.c), and READ/WRITE(_FIXED) it put on its ring */     \
+	STAT_EXT(io_inline, SUM)                                               \
+	STAT_EXT(io_ring, SUM)
 
 #endif

@@ -293,8 +293,9 @@ void pt_table_budget(struct pt_fs *fs, long max_fds)
 	if (fd < 0)
 		return;
 	close(fd);
-	/* A quarter (at least 64) stays for open files and directories. */
-	fs->fd_budget = max_fds - (max_fds / 4 > 64 ? max_fds / 4 : 64);
+	/* A sixteenth (at least 256) stays for open files and directories;
+	 * should they need more, pt_retry_fds() evicts on EMFILE. */
+	fs->fd_budget = max_fds - (max_fds / 16 > 256 ? max_fds / 16 : 256);
 	if (fs->fd_budget < 64)
 		fs->fd_budget = 0;
 }
@@ -489,8 +490,8 @@ fring_ino_t pt_nodeid_of(struct pt_fs *fs, dev_t dev, ino_t ino)
 	return id;
 }
 
-int pt_lookup_name(struct pt_fs *fs, struct pt_inode *parent,
-		   const char *name, bool fresh, struct fring_entry *e)
+int pt_lookup_name(struct pt_fs *fs, struct pt_inode *parent, const char *name,
+		   bool fresh, struct fring_entry *e)
 {
 	struct stat st;
 	int fd, err;

@@ -20,6 +20,14 @@
  * errors included. Callable from any thread; on zerocopy the transfer is
  * handed to the queue's thread (the pages live in its ring).
  *
+ * On a ring transport, a transfer into or out of memory is done in place
+ * by the queue thread when that cannot block: with RWF_NOWAIT (data in the
+ * page cache of a filesystem that supports it), or plainly on tmpfs and
+ * ramfs. Anything else, and anything above -o inline_max bytes, goes on
+ * the ring, where a transfer that would block runs in an io_uring worker
+ * and the queue thread goes on serving. Counted in the io_inline and
+ * io_ring statistics.
+ *
  * An I/O error is answered to the caller as its errno; the return value
  * only says whether the answer could be delivered (as for the replies), or
  * -EALREADY if req was answered already. Called for another opcode they

@@ -19,9 +19,17 @@ TMP=$(mktemp -d /tmp/fring-pt.XXXXXX)
 chmod 755 "$TMP"
 SRC=$TMP/src
 mkdir "$SRC"
-mount -t tmpfs -o mode=0755 fring-pt-src "$SRC"
+# FRING_PT_SOURCE=disk: the source is a directory of the filesystem /tmp
+# is on (a disk here), not a tmpfs
+SRC_TMPFS=0
+if [[ ${FRING_PT_SOURCE:-tmpfs} != disk ]]; then
+	mount -t tmpfs -o mode=0755 fring-pt-src "$SRC"
+	SRC_TMPFS=1
+fi
 cleanup() {
-	umount "$SRC" 2>/dev/null || umount -l "$SRC" 2>/dev/null
+	if ((SRC_TMPFS)); then
+		umount "$SRC" 2>/dev/null || umount -l "$SRC" 2>/dev/null
+	fi
 	rm -rf "$TMP"
 }
 trap cleanup EXIT

@@ -116,6 +116,7 @@ static const struct num_case nums[] = {
 	NUM(max_read, 4096, UINT_MAX), NUM(max_readahead, 0, UINT_MAX),
 	NUM(max_async, 1, 65536),      NUM(queue_depth, 1, 1024),
 	NUM(threads, 1, 4096),	       NUM(request_timeout, 0, 65535),
+	NUM(inline_max, 0, UINT_MAX),
 };
 
 static unsigned field(size_t off)
@@ -339,6 +340,7 @@ static void test_help(void **state)
 		"max_readahead=",
 		"max_async=",
 		"queue_depth=",
+		"inline_max=",
 		"threads=",
 		"allow_other",
 		"default_permissions",

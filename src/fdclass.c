@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * How a queue thread moves a small transfer on a backing descriptor: in
+ * place without blocking (the file takes RWF_NOWAIT), in place because the
+ * file lives in memory (tmpfs and ramfs refuse RWF_NOWAIT but never wait
+ * for a device), or on the ring (anything else: io_uring gives a transfer
+ * that may block to an io-wq worker).
+ *
+ * Reads and writes are told apart: ext4, for one, takes RWF_NOWAIT for
+ * buffered reads but not for buffered writes.
+ *
+ * Finding out costs one or two system calls, as much as the transfer
+ * itself, so the answer is remembered per thread by descriptor number. A
+ * number can be closed and reused for another file without the library
+ * seeing it, so an answer is trusted for FDCLASS_USES transfers only and
+ * every answer is dropped when a RELEASE arrives (when servers close
+ * descriptors). A stale answer costs time, never data: the worst case is
+ * a blocking read of a slow file in place, for at most FDCLASS_USES
+ * transfers.
+ */
+#include <errno.h>
+#include <linux/magic.h>
+#include <stdatomic.h>
+#include <sys/vfs.h>
+
+#include "fring_int.h"
+
+#define FDCLASS_SLOTS 64
+#define FDCLASS_USES  64
+
+struct fdclass_slot {
+	int fd;
+	unsigned uses;
+	unsigned epoch;
+	enum fd_class cls;
+};
+
+/* [fd % FDCLASS_SLOTS][is_write] */
+static _Thread_local struct fdclass_slot fdclass_cache[FDCLASS_SLOTS][2];
+
+static atomic_uint fdclass_epoch = 1;
+
+void fd_class_forget_all(void)
+{
+	atomic_fetch_add_explicit(&fdclass_epoch, 1, memory_order_relaxed);
+}
+
+static bool in_memory(int fd)
+{
+	struct statfs sfs;
+
+	return fstatfs(fd, &sfs) == 0 &&
+	       (sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC);
+}
+
+static struct fdclass_slot *slot_of(int fd, bool is_write)
+{
+	return &fdclass_cache[(unsigned)fd % FDCLASS_SLOTS][is_write];
+}
+
+enum fd_class fd_class_get(int fd, bool is_write)
+{
+	struct fdclass_slot *s = slot_of(fd, is_write);
+	unsigned epoch =
+		atomic_load_explicit(&fdclass_epoch, memory_order_relaxed);
+
+	if (s->epoch == epoch && s->fd == fd && s->uses < FDCLASS_USES) {
+		s->uses++;
+		return s->cls;
+	}
+	return FD_CLASS_UNKNOWN;
+}
+
+enum fd_class fd_class_learn(int fd, bool is_write, int nowait_errno)
+{
+	struct fdclass_slot *s = slot_of(fd, is_write);
+	enum fd_class cls = FD_CLASS_RING;
+
+	if (nowait_errno == 0 || nowait_errno == EAGAIN)
+		cls = FD_CLASS_NOWAIT;
+	else if (nowait_errno == EOPNOTSUPP && in_memory(fd))
+		cls = FD_CLASS_MEMORY;
+	s->fd = fd;
+	s->uses = 1;
+	s->epoch = atomic_load_explicit(&fdclass_epoch, memory_order_relaxed);
+	s->cls = cls;
+	return cls;
+}
