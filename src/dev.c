@@ -226,7 +226,9 @@ static void *dev_worker(void *arg)
 			req_put(req);
 			continue;
 		}
+		kernel_order();
 		fring_dispatch(req, &m);
+		kernel_order();
 		if (q->pipe[0] >= 0)
 			splice_settle(q);
 	}

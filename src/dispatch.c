@@ -26,6 +26,10 @@ void malformed(struct fring_req *req, const char *what)
 	reply_errno(req, EIO);
 }
 
+#ifdef FRING_TSAN
+_Atomic unsigned long fring_kernel_order; /* kernel_order(), fring_int.h */
+#endif
+
 /* A name the kernel hands us for a directory entry: no '/', not too long. */
 static int check_name(const char *name)
 {

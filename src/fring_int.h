@@ -323,6 +323,34 @@ FRING_HIDDEN int dev_start_queue(struct fring_queue *q);
 FRING_HIDDEN void dev_stop(struct fring_session *se);
 FRING_HIDDEN int dev_write_all(int fd, struct iovec *iov, int cnt);
 
+/*
+ * ThreadSanitizer sees no ordering through io_uring: an answer committed on
+ * one ring, then a RELEASE or FORGET that the kernel sends only after it,
+ * read on another ring or on /dev/fuse, look unordered (a descriptor
+ * written in place by one queue thread and closed by another was reported).
+ * The kernel does order them; kernel_order(), called by every serving
+ * thread before it hands answers to the kernel and after it takes
+ * requests, tells TSan so. It is nothing in other builds.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define FRING_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define FRING_TSAN 1
+#endif
+#endif
+#ifdef FRING_TSAN
+FRING_HIDDEN extern _Atomic unsigned long fring_kernel_order;
+static inline void kernel_order(void)
+{
+	atomic_fetch_add_explicit(&fring_kernel_order, 1, memory_order_acq_rel);
+}
+#else
+static inline void kernel_order(void)
+{
+}
+#endif
+
 /* fdclass.c: how a queue thread moves a small transfer on a descriptor */
 enum fd_class {
 	FD_CLASS_UNKNOWN,

@@ -474,7 +474,11 @@ int rt_submit_wait(struct ring_thread *rt)
 {
 	int ret = fault_hit(FAULT_RING_SUBMIT);
 
-	return ret ? ret : io_uring_submit_and_wait(&rt->ring, 1);
+	kernel_order();
+	if (!ret)
+		ret = io_uring_submit_and_wait(&rt->ring, 1);
+	kernel_order();
+	return ret;
 }
 
 static void rt_loop(struct ring_thread *rt)
