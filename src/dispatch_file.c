@@ -206,12 +206,12 @@ void release_common(struct fring_req *req, struct fring_msg *m, bool dir)
 	fi->lock_owner = in->lock_owner;
 	fi->flush = !!(in->release_flags & FUSE_RELEASE_FLUSH);
 	fi->flock_release = !!(in->release_flags & FUSE_RELEASE_FLOCK_UNLOCK);
-	if (!dir)
-		fd_class_forget_all(); /* the server may close descriptors */
-	if (dir)
+	if (dir) {
 		CALL_OR(releasedir, 0, req, req->nodeid, fi);
-	else
+	} else {
+		fd_class_forget_all(); /* the server may close descriptors */
 		CALL_OR(release, 0, req, req->nodeid, fi);
+	}
 }
 
 void do_release(struct fring_req *req, struct fring_msg *m)

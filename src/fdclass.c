@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * How a queue thread moves a small transfer on a backing descriptor: in
+ * How a queue thread moves a transfer on a backing descriptor: in
  * place without blocking (the file takes RWF_NOWAIT), in place because the
  * file lives in memory (tmpfs and ramfs refuse RWF_NOWAIT but never wait
  * for a device), or on the ring (anything else: io_uring gives a transfer

@@ -351,7 +351,7 @@ static inline void kernel_order(void)
 }
 #endif
 
-/* fdclass.c: how a queue thread moves a small transfer on a descriptor */
+/* fdclass.c: how a queue thread moves a transfer on a descriptor */
 enum fd_class {
 	FD_CLASS_UNKNOWN,
 	FD_CLASS_NOWAIT, /* preadv2/pwritev2 with RWF_NOWAIT in place */

@@ -131,6 +131,17 @@ static int fixed_transfer(struct fring_req *req, int fd, off_t off, size_t size,
 	return ret ? reply_errno(req, ret == -EAGAIN ? ESHUTDOWN : -ret) : 0;
 }
 
+/* n: bytes moved, a negative errno, or -EINPROGRESS (the ring answers) */
+static int transfer_answer(fring_req_t *req, ssize_t n, bool is_write)
+{
+	if (n == -EINPROGRESS)
+		return 0;
+	if (n < 0)
+		return reply_errno(req, (int)-n);
+	return is_write ? fring_reply_write(req, (size_t)n)
+			: fring_reply_data(req, (size_t)n);
+}
+
 int fring_read_from_fd(fring_req_t *req, int fd, off_t off, size_t size)
 {
 	size_t done = 0;
@@ -146,18 +157,14 @@ int fring_read_from_fd(fring_req_t *req, int fd, off_t off, size_t size)
 	 * READ on the same ring */
 	if (ring_on_thread_of(req)) {
 		n = ring_transfer(req, fd, off, size, false, &done);
-		if (n == -EINPROGRESS)
-			return 0;
 		if (n != -EAGAIN)
-			return n < 0 ? reply_errno(req, (int)-n)
-				     : fring_reply_data(req, (size_t)n);
+			return transfer_answer(req, n, false);
 	}
 	if ((req->se->splice & FUSE_SPLICE_WRITE) && size &&
 	    splice_read_from_fd(req, fd, off, size))
 		return 0;
 	n = sync_transfer(req, fd, off, size, done, false);
-	return n < 0 ? reply_errno(req, (int)-n)
-		     : fring_reply_data(req, (size_t)n);
+	return transfer_answer(req, n, false);
 }
 
 int fring_write_to_fd(fring_req_t *req, int fd, off_t off)
@@ -171,16 +178,12 @@ int fring_write_to_fd(fring_req_t *req, int fd, off_t off)
 		return fixed_transfer(req, fd, off, req->buf.size, true);
 	if (ring_on_thread_of(req)) {
 		n = ring_transfer(req, fd, off, req->buf.size, true, &done);
-		if (n == -EINPROGRESS)
-			return 0;
 		if (n != -EAGAIN)
-			return n < 0 ? reply_errno(req, (int)-n)
-				     : fring_reply_write(req, (size_t)n);
+			return transfer_answer(req, n, true);
 	}
 	/* splice_read: the payload may still be in the queue's pipe */
 	if (req->pipe_in && splice_write_to_fd(req, fd, off))
 		return 0;
 	n = sync_transfer(req, fd, off, req->buf.size, done, true);
-	return n < 0 ? reply_errno(req, (int)-n)
-		     : fring_reply_write(req, (size_t)n);
+	return transfer_answer(req, n, true);
 }

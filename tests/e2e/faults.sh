@@ -46,8 +46,10 @@ MNT=$TMP/mnt
 SRC=$TMP/src
 pid=
 
-# (from mountinfo: stat(2) on a mount whose every answer fails would say no)
-is_mounted() { grep -qF " $1 " /proc/self/mountinfo; }
+# is_mounted (from mountinfo: stat(2) on a mount whose every answer fails
+# would say no). Only that: mount-lib.sh's T is seconds, here a transport.
+# shellcheck source-path=SCRIPTDIR source=mount-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/mount-lib.sh"
 
 # what a failed case left: its mount and its daemon
 abandon() {
