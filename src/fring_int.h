@@ -366,6 +366,12 @@ FRING_HIDDEN enum fd_class fd_class_learn(int fd, bool is_write,
 /* Descriptors may be closed and reused from now on (a RELEASE came) */
 FRING_HIDDEN void fd_class_forget_all(void);
 
+/* bufmem.c: len bytes (a multiple of the page size) of zeroed, faulted-in
+ * anonymous memory for payload buffers, 2 MiB-aligned and advised for huge
+ * pages from 2 MiB on; NULL when it cannot be had. munmap() frees it, in
+ * one piece or page-aligned parts. */
+FRING_HIDDEN void *buf_map(size_t len);
+
 /* splice.c: splice on the classic transport */
 /* After INIT: keeps the granted FUSE_SPLICE_* on dev, drops them with a
  * log line on the other transports. */

@@ -334,22 +334,36 @@ static void rt_pin(struct ring_thread *rt)
 static int rt_alloc_entries(struct ring_thread *rt)
 {
 	struct ring_state *rs = rt->rs;
-	const int prot = PROT_READ | PROT_WRITE;
-	const int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE;
 
 	for (unsigned i = 0; i < rt->nq; i++) {
 		struct fring_queue *q = rt->qs[i];
+		char *payloads = NULL;
 
 		q->slots = calloc(rs->depth, sizeof(*q->slots));
 		if (!q->slots)
 			return -ENOMEM;
 		if (rs->pool != POOL_NONE && rt_alloc_pool(rt, q))
 			return -ENOMEM;
+		/* The queue's payload buffers in one region (huge pages,
+		 * bufmem.c); each entry unmaps its own part at the end. */
+		if (rs->pool == POOL_NONE) {
+			payloads = buf_map((size_t)rs->depth * rs->payload_sz);
+			if (!payloads)
+				return -ENOMEM;
+		}
 		for (unsigned e = 0; e < rs->depth; e++) {
 			struct fring_req *req = calloc(1, sizeof(*req));
 
-			if (!req)
+			if (!req) {
+				/* the parts no entry owns yet */
+				if (payloads)
+					munmap(payloads +
+						       (size_t)e *
+							       rs->payload_sz,
+					       (size_t)(rs->depth - e) *
+						       rs->payload_sz);
 				return -ENOMEM;
+			}
 			q->slots[q->nslots++] = req;
 			req->se = rs->se;
 			req->q = q;
@@ -361,12 +375,7 @@ static int rt_alloc_entries(struct ring_thread *rt)
 			 * REGISTER takes an empty payload iovec */
 			if (rs->pool != POOL_NONE)
 				continue;
-			req->mem =
-				mmap(NULL, rs->payload_sz, prot, flags, -1, 0);
-			if (req->mem == MAP_FAILED) {
-				req->mem = NULL;
-				return -ENOMEM;
-			}
+			req->mem = payloads + (size_t)e * rs->payload_sz;
 			req->memsz = rs->payload_sz;
 			req->data = req->mem;
 			req->datasz = rs->payload_sz;

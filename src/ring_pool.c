@@ -26,7 +26,7 @@ char *ring_pool_buf(const struct fring_queue *q, size_t bsz, uint32_t off)
 	return q->pool + off;
 }
 
-/* One contiguous, page-aligned, pre-faulted region; buffer i is at
+/* One contiguous, pre-faulted region (bufmem.c); buffer i is at
  * i * payload_sz (fuse_uring_add_bufpool). */
 int rt_alloc_pool(struct ring_thread *rt, struct fring_queue *q)
 {
@@ -36,13 +36,8 @@ int rt_alloc_pool(struct ring_thread *rt, struct fring_queue *q)
 	if (ret)
 		return ret;
 	q->pool_len = (size_t)rs->pool_bufs * rs->payload_sz;
-	q->pool = mmap(NULL, q->pool_len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	if (q->pool == MAP_FAILED) {
-		q->pool = NULL;
-		return -ENOMEM;
-	}
-	return 0;
+	q->pool = buf_map(q->pool_len);
+	return q->pool ? 0 : -ENOMEM;
 }
 
 /* Queue i of this thread uses fixed buffer i of this ring: the kernel looks

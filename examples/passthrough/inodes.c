@@ -293,9 +293,11 @@ void pt_table_budget(struct pt_fs *fs, long max_fds)
 	if (fd < 0)
 		return;
 	close(fd);
-	/* A sixteenth (at least 256) stays for open files and directories;
-	 * should they need more, pt_retry_fds() evicts on EMFILE. */
-	fs->fd_budget = max_fds - (max_fds / 16 > 256 ? max_fds / 16 : 256);
+	/* A sixty-fourth (at least 256) stays for open files, directories
+	 * and the library; should they need more, pt_retry_fds() evicts on
+	 * EMFILE. Each eviction costs three system calls and a later reopen,
+	 * so the table keeps as much of the limit as it can. */
+	fs->fd_budget = max_fds - (max_fds / 64 > 256 ? max_fds / 64 : 256);
 	if (fs->fd_budget < 64)
 		fs->fd_budget = 0;
 }

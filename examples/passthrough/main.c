@@ -176,14 +176,15 @@ static void pt_init(void *userdata, struct fring_conn *conn)
 	struct pt_fs *fs = userdata;
 	/* KILLPRIV_V2: set-id bits are cleared here (pt_kill_suidgid()), and
 	 * the kernel stops asking for security.capability before each
-	 * write. */
-	uint64_t want = FRING_CAP_PARALLEL_DIROPS | FRING_CAP_HANDLE_KILLPRIV_V2;
+	 * write. Shared mappings of files opened with direct_io (cache=never,
+	 * O_DIRECT) are allowed: the kernel keeps them coherent. */
+	uint64_t want = FRING_CAP_PARALLEL_DIROPS |
+			FRING_CAP_HANDLE_KILLPRIV_V2 |
+			FRING_CAP_DIRECT_IO_ALLOW_MMAP;
 
 	/* A symlink's target never changes while its inode lives. */
 	if (fs->cache != PT_CACHE_NEVER)
 		want |= FRING_CAP_CACHE_SYMLINKS;
-	else
-		want |= FRING_CAP_DIRECT_IO_ALLOW_MMAP;
 	conn->want |= want & conn->capable;
 	if (!fs->passthrough)
 		return;
@@ -284,8 +285,9 @@ int main(int argc, char *argv[])
 	int status;
 
 	if (count_positionals(argc, argv) == 1) {
-		fprintf(stderr, "passthrough: no SOURCE given (usage: %s "
-				"[options] SOURCE MOUNTPOINT)\n",
+		fprintf(stderr,
+			"passthrough: no SOURCE given (usage: %s "
+			"[options] SOURCE MOUNTPOINT)\n",
 			argv[0]);
 		return 1;
 	}

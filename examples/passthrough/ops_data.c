@@ -31,12 +31,28 @@ static int backing_flags(int flags)
 	return flags | O_CLOEXEC;
 }
 
-/* direct_io / keep_cache according to -o cache=. */
+/* An O_DIRECT open gets FOPEN_DIRECT_IO, as with cache=never: the kernel
+ * then moves its data synchronously in the caller's context (not as
+ * FUSE_ASYNC_DIO requests whose pages the daemon's thread must release)
+ * and lets direct writes to one file run in parallel, which it does not
+ * for a plain O_DIRECT open. Shared mappings stay possible
+ * (FUSE_DIRECT_IO_ALLOW_MMAP, pt_init()); -o passthrough clears it again
+ * (pt_backing_attach()). */
+static void direct_flags(struct fring_file *fi)
+{
+	if (fi->flags & O_DIRECT) {
+		fi->direct_io = 1;
+		fi->parallel_direct_writes = 1;
+	}
+}
+
+/* direct_io / keep_cache according to -o cache= and O_DIRECT. */
 static void set_cache_flags(struct pt_fs *fs, struct pt_inode *in, int fd,
 			    struct fring_file *fi)
 {
 	struct stat st;
 
+	direct_flags(fi);
 	switch (fs->cache) {
 	case PT_CACHE_NEVER:
 		fi->direct_io = 1;
@@ -96,8 +112,8 @@ void pt_open(fring_req_t *req, fring_ino_t ino, struct fring_file *fi)
  * An O_PATH descriptor for the inode of the just-created fd: by name if the
  * name still leads to it (cheaper), else through /proc.
  */
-static int path_fd_for(struct pt_fs *fs, int fd, int parentfd,
-		       const char *name, const struct stat *st)
+static int path_fd_for(struct pt_fs *fs, int fd, int parentfd, const char *name,
+		       const struct stat *st)
 {
 	struct pt_procpath pp;
 	struct statx sx;
@@ -155,10 +171,14 @@ static void finish_create(fring_req_t *req, struct pt_fs *fs,
 	}
 	if (fs->cache == PT_CACHE_NEVER || fs->cache == PT_CACHE_ALWAYS) {
 		set_cache_flags(fs, NULL, fd, fi);
-	} else if ((in = pt_inode_get(fs, e.ino))) {
+	} else {
 		/* auto: st is what the file is now */
-		fi->keep_cache = pt_inode_unchanged(fs, in, &st);
-		pt_inode_put(fs, in);
+		direct_flags(fi);
+		in = pt_inode_get(fs, e.ino);
+		if (in) {
+			fi->keep_cache = pt_inode_unchanged(fs, in, &st);
+			pt_inode_put(fs, in);
+		}
 	}
 	fi->fh = (uint64_t)fd;
 	if (pt_backing_attach(req, fs, e.ino, fd, fi))
@@ -181,8 +201,8 @@ fail:
  * first, then without O_CREAT if the name exists (and again should it
  * vanish in between). Returns the descriptor or -1 with errno.
  */
-static int open_create(struct pt_fs *fs, int dirfd, const char *name,
-		       int flags, mode_t mode, bool excl, bool *created)
+static int open_create(struct pt_fs *fs, int dirfd, const char *name, int flags,
+		       mode_t mode, bool excl, bool *created)
 {
 	for (int tries = 0;; tries++) {
 		int fd = openat(dirfd, name, flags | O_CREAT | O_EXCL, mode);

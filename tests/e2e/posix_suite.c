@@ -2870,6 +2870,78 @@ out:
 }
 
 /* ------------------------------------------------------------------------ */
+/* O_DIRECT */
+
+/*
+ * Data moved around the page cache agrees with what buffered descriptors
+ * and shared mappings of the same file see, both ways, and an O_DIRECT
+ * descriptor can be mapped shared (a server that answers O_DIRECT opens
+ * with direct_io, as examples/passthrough does, needs
+ * FUSE_DIRECT_IO_ALLOW_MMAP for that). A second O_DIRECT writer of the same
+ * file at another offset (the kernel's parallel direct writes) leaves both
+ * ranges right.
+ */
+static void test_direct(void)
+{
+	size_t len = MIB + 4096, pg = 4096;
+	unsigned char *w = aligned_alloc(pg, len), *g = aligned_alloc(pg, len);
+	unsigned char *p;
+	int fd, bfd, fd2;
+
+	if (!w || !g || !enter("direct"))
+		goto out;
+	pat_fill(w, len, 33, 0);
+	fd = open("d", O_RDWR | O_CREAT | O_EXCL | O_DIRECT, 0644);
+	if (!CHECK_SYS("direct.open", fd)) {
+		leave();
+		goto out;
+	}
+	CHECK_EQ("direct.write", pwrite(fd, w, len, 0), (long long)len);
+	bfd = open("d", O_RDWR);
+	CHECK_SYS("direct.open_buffered", bfd);
+	CHECK_EQ("direct.buffered_read_len", pread_all(bfd, g, len, 0),
+		 (long long)len);
+	CHECK_MEM("direct.buffered_read_sees_direct_write", g, w, len);
+	memset(w + pg, 0x5c, pg);
+	CHECK_EQ("direct.buffered_write", pwrite(bfd, w + pg, pg, pg),
+		 (long long)pg);
+	memset(g, 0, len);
+	CHECK_EQ("direct.read_len", pread(fd, g, len, 0), (long long)len);
+	CHECK_MEM("direct.direct_read_sees_buffered_write", g, w, len);
+
+	fd2 = open("d", O_WRONLY | O_DIRECT);
+	CHECK_SYS("direct.open_second_writer", fd2);
+	memset(w, 0x11, pg);
+	memset(w + len - pg, 0x22, pg);
+	CHECK_EQ("direct.first_writer", pwrite(fd, w, pg, 0), (long long)pg);
+	CHECK_EQ("direct.second_writer",
+		 pwrite(fd2, w + len - pg, pg, len - pg), (long long)pg);
+	close(fd2);
+	CHECK_EQ("direct.both_writers_len", pread_all(bfd, g, len, 0),
+		 (long long)len);
+	CHECK_MEM("direct.both_writers_data", g, w, len);
+
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (chk_result(p != MAP_FAILED, "direct.shared_map",
+		       "expected a mapping got %s", chk_errname(errno))) {
+		CHECK_MEM("direct.map_sees_data", p, w, len);
+		p[100] = 'Q';
+		w[100] = 'Q';
+		CHECK_SYS("direct.msync", msync(p, len, MS_SYNC));
+		CHECK_EQ("direct.read_after_store", pread(fd, g, pg, 0),
+			 (long long)pg);
+		CHECK_MEM("direct.direct_read_sees_store", g, w, pg);
+		munmap(p, len);
+	}
+	close(bfd);
+	close(fd);
+	leave();
+out:
+	free(w);
+	free(g);
+}
+
+/* ------------------------------------------------------------------------ */
 /* locks */
 
 /* A child that takes a lock with fn, reports on 'ready', and waits on 'go'. */
@@ -3381,6 +3453,7 @@ int main(int argc, char **argv)
 	test_perms_nonroot();
 	test_tmpfile();
 	test_mmap();
+	test_direct();
 	test_locks();
 	test_misc();
 
