@@ -17,6 +17,7 @@
  * on the serving path, and a region that cannot be backed should fail at
  * setup, not in the middle of a request.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -26,17 +27,21 @@
 
 #define HUGE_SZ ((size_t)2 << 20)
 
-static void populate(char *p, size_t len)
+/* 0, or -1 when the memory cannot be had (madvise's ENOMEM, EFAULT...) */
+static int populate(char *p, size_t len)
 {
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
 
 #ifdef MADV_POPULATE_WRITE
 	if (madvise(p, len, MADV_POPULATE_WRITE) == 0)
-		return;
+		return 0;
+	if (errno != EINVAL)
+		return -1;
 #endif
 	/* before Linux 5.14: one write a page (the memory is zero already) */
 	for (size_t off = 0; off < len; off += pg)
 		p[off] = 0;
+	return 0;
 }
 
 void *buf_map(size_t len)
@@ -66,6 +71,9 @@ void *buf_map(size_t len)
 #ifdef MADV_HUGEPAGE
 	(void)madvise(p, len, MADV_HUGEPAGE);
 #endif
-	populate(p, len);
+	if (populate(p, len)) {
+		munmap(p, len);
+		return NULL;
+	}
 	return p;
 }

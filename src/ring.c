@@ -337,6 +337,7 @@ static int rt_alloc_entries(struct ring_thread *rt)
 
 	for (unsigned i = 0; i < rt->nq; i++) {
 		struct fring_queue *q = rt->qs[i];
+		size_t total = (size_t)rs->depth * rs->payload_sz;
 		char *payloads = NULL;
 
 		q->slots = calloc(rs->depth, sizeof(*q->slots));
@@ -347,7 +348,7 @@ static int rt_alloc_entries(struct ring_thread *rt)
 		/* The queue's payload buffers in one region (huge pages,
 		 * bufmem.c); each entry unmaps its own part at the end. */
 		if (rs->pool == POOL_NONE) {
-			payloads = buf_map((size_t)rs->depth * rs->payload_sz);
+			payloads = buf_map(total);
 			if (!payloads)
 				return -ENOMEM;
 		}
@@ -355,13 +356,11 @@ static int rt_alloc_entries(struct ring_thread *rt)
 			struct fring_req *req = calloc(1, sizeof(*req));
 
 			if (!req) {
+				size_t owned = (size_t)e * rs->payload_sz;
+
 				/* the parts no entry owns yet */
 				if (payloads)
-					munmap(payloads +
-						       (size_t)e *
-							       rs->payload_sz,
-					       (size_t)(rs->depth - e) *
-						       rs->payload_sz);
+					munmap(payloads + owned, total - owned);
 				return -ENOMEM;
 			}
 			q->slots[q->nslots++] = req;
