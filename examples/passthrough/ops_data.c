@@ -31,28 +31,27 @@ static int backing_flags(int flags)
 	return flags | O_CLOEXEC;
 }
 
-/* An O_DIRECT open gets FOPEN_DIRECT_IO, as with cache=never: the kernel
+/*
+ * direct_io / keep_cache according to -o cache= and O_DIRECT. known is
+ * what the file is now, or NULL to fstat fd (cache=auto only).
+ *
+ * An O_DIRECT open gets FOPEN_DIRECT_IO, as with cache=never: the kernel
  * then moves its data synchronously in the caller's context (not as
  * FUSE_ASYNC_DIO requests whose pages the daemon's thread must release)
  * and lets direct writes to one file run in parallel, which it does not
  * for a plain O_DIRECT open. Shared mappings stay possible
  * (FUSE_DIRECT_IO_ALLOW_MMAP, pt_init()); -o passthrough clears it again
- * (pt_backing_attach()). */
-static void direct_flags(struct fring_file *fi)
+ * (pt_backing_attach()).
+ */
+static void set_cache_flags(struct pt_fs *fs, struct pt_inode *in, int fd,
+			    const struct stat *known, struct fring_file *fi)
 {
+	struct stat st;
+
 	if (fi->flags & O_DIRECT) {
 		fi->direct_io = 1;
 		fi->parallel_direct_writes = 1;
 	}
-}
-
-/* direct_io / keep_cache according to -o cache= and O_DIRECT. */
-static void set_cache_flags(struct pt_fs *fs, struct pt_inode *in, int fd,
-			    struct fring_file *fi)
-{
-	struct stat st;
-
-	direct_flags(fi);
 	switch (fs->cache) {
 	case PT_CACHE_NEVER:
 		fi->direct_io = 1;
@@ -62,8 +61,9 @@ static void set_cache_flags(struct pt_fs *fs, struct pt_inode *in, int fd,
 		fi->keep_cache = 1;
 		break;
 	case PT_CACHE_AUTO:
-		if (in && fstat(fd, &st) == 0)
-			fi->keep_cache = pt_inode_unchanged(fs, in, &st);
+		if (in && (known || fstat(fd, &st) == 0))
+			fi->keep_cache =
+				pt_inode_unchanged(fs, in, known ? known : &st);
 		break;
 	}
 }
@@ -95,7 +95,7 @@ void pt_open(fring_req_t *req, fring_ino_t ino, struct fring_file *fi)
 		pt_kill_suidgid(fd);
 	bool reg = S_ISREG(in->type);
 
-	set_cache_flags(fs, in, fd, fi);
+	set_cache_flags(fs, in, fd, NULL, fi);
 	pt_inode_put(fs, in);
 	fi->fh = (uint64_t)fd;
 	if (reg && pt_backing_attach(req, fs, ino, fd, fi))
@@ -169,17 +169,10 @@ static void finish_create(fring_req_t *req, struct pt_fs *fs,
 		err = -err;
 		goto fail;
 	}
-	if (fs->cache == PT_CACHE_NEVER || fs->cache == PT_CACHE_ALWAYS) {
-		set_cache_flags(fs, NULL, fd, fi);
-	} else {
-		/* auto: st is what the file is now */
-		direct_flags(fi);
-		in = pt_inode_get(fs, e.ino);
-		if (in) {
-			fi->keep_cache = pt_inode_unchanged(fs, in, &st);
-			pt_inode_put(fs, in);
-		}
-	}
+	/* auto compares with st, what the file is now */
+	in = fs->cache == PT_CACHE_AUTO ? pt_inode_get(fs, e.ino) : NULL;
+	set_cache_flags(fs, in, fd, &st, fi);
+	pt_inode_put(fs, in);
 	fi->fh = (uint64_t)fd;
 	if (pt_backing_attach(req, fs, e.ino, fd, fi))
 		fi->fh |= PT_FH_TRACKED;
