@@ -400,6 +400,9 @@ int main(int argc, char *argv[])
 
 	ret = fring_main_ext(argc, argv, &memfs_ops, sizeof(memfs_ops), &fs,
 			     &hooks);
+	if (fs.opt.lookup_delay_ms)
+		fprintf(stderr, "memfs: lookups held at once: at most %u\n",
+			atomic_load(&fs.delayed_peak));
 	table_fini(&fs);
 	pthread_rwlock_destroy(&fs.ns);
 	return ret;

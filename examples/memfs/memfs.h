@@ -176,6 +176,10 @@ struct memfs {
 	pthread_rwlock_t ns;
 	struct memfs_table table;
 	atomic_uint_fast64_t ninodes;
+	/* lookups held by lookup_delay_ms now, and the most at once: a test
+	 * reads the peak from the exit log line (sampling from outside
+	 * misses overlaps on a loaded machine) */
+	atomic_uint delayed_now, delayed_peak;
 	bool killpriv_v2;	  /* the kernel tells us when to drop s[ug]id */
 	bool writeback;		  /* the kernel caches writes */
 	bool acl;		  /* POSIX ACLs negotiated */

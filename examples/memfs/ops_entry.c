@@ -125,7 +125,14 @@ void memfs_lookup(fring_req_t *req, fring_ino_t parent, const char *name)
 				   1000000,
 		};
 
+		unsigned now = atomic_fetch_add(&fs->delayed_now, 1) + 1;
+		unsigned peak = atomic_load(&fs->delayed_peak);
+
+		while (now > peak && !atomic_compare_exchange_weak(
+					     &fs->delayed_peak, &peak, now))
+			;
 		nanosleep(&d, NULL);
+		atomic_fetch_sub(&fs->delayed_now, 1);
 	}
 	cred_init(&c, req);
 	pthread_rwlock_rdlock(&fs->ns);
