@@ -31,7 +31,14 @@ posix_size=(FRING_E2E_BIGDIR=1000 FRING_E2E_RENAMES=1000)
 # lifecycle.sh: a mount as nobody through fusermount3 (setpriv --reuid)
 guest_tool setpriv fusermount3
 
-# dev and uring are the controls; the 7.46 buffer-pool rungs must show
+# dev and uring are the controls; their whole e2e tier runs on the host's
+# 6.18 kernel in every CI run, so here (at ABI 7.46) they run what the 7.3
+# kernel could answer differently: posix_suite, lifecycle, interrupts,
+# async answers, the queues, and on uring the passthrough's ring I/O (fsx,
+# posix_suite) and memfs's teardown. Dropping fsx, concurrency and the other
+# teardowns of the controls cut 11 jobs, about 270 s of guest time in a
+# loaded CI run (a guest's share of the CPUs is what the tier waits on).
+# The 7.46 buffer-pool rungs must show
 # requests whose payload came from a pool, and pool_bufs=2 (fewer buffers
 # than the 8 entries per queue) under parallel load must still complete with
 # intact data.
@@ -67,18 +74,23 @@ for t in dev uring bufpool bufpool-registered zerocopy; do
 		else
 			p=$t-passthrough run=("$S/run-passthrough.sh" "$PT") seed=4
 		fi
-		job "$p-posix_suite" "$t" "${e[@]}" "${posix_size[@]}" \
-			"${run[@]}" "$t" "$E2E/posix_suite"
+		[[ $t == dev && $fs == passthrough ]] ||
+			job "$p-posix_suite" "$t" "${e[@]}" "${posix_size[@]}" \
+				"${run[@]}" "$t" "$E2E/posix_suite"
+		[[ $t == dev || $t-$fs == uring-memfs ]] && continue
 		job "$p-fsx-seed$seed" "$t" "${e[@]}" \
 			"${run[@]}" "$t" "$E2E/fsx" --ops "$fsx_ops" --seed "$seed"
+		[[ $t == uring ]] && continue
 		job "$p-${conc[0]}" "$t" "${e[@]}" "${conc[@]:1}" \
 			"${run[@]}" "$t" "$E2E/concurrency" --procs 2
 	done
 	job "$t-lifecycle" "$t" "${e[@]}" "FRING_E2E_OPTS=transport=$t$lc_opts" \
 		"$S/lifecycle.sh" "$MEMFS"
-	job "$t-teardown" "$t" "${e_td[@]}" "$S/teardown.sh" "$MEMFS" "$t"
-	job "$t-passthrough-teardown" "$t" "${e_td[@]}" \
-		"$S/teardown.sh" "$PT" "$t" --with-source
+	[[ $t == dev ]] ||
+		job "$t-teardown" "$t" "${e_td[@]}" "$S/teardown.sh" "$MEMFS" "$t"
+	[[ $t == dev || $t == uring ]] ||
+		job "$t-passthrough-teardown" "$t" "${e_td[@]}" \
+			"$S/teardown.sh" "$PT" "$t" --with-source
 
 	# in-process servers (they check the transport themselves): an
 	# interrupt reaching a request being served; handler I/O on the ring
