@@ -243,6 +243,39 @@ static fring_ino_t alloc_id(struct pt_fs *fs)
 	return id;
 }
 
+/* At most 64 Ki spare records: about 10 MiB kept after a mass forget. */
+#define PT_SPARE_MAX 65536
+
+static struct pt_inode *rec_get(struct pt_fs *fs)
+{
+	struct pt_inode *in;
+
+	pthread_mutex_lock(&fs->spare_lock);
+	in = fs->spare;
+	if (in) {
+		fs->spare = in->next_id;
+		fs->nspare--;
+	}
+	pthread_mutex_unlock(&fs->spare_lock);
+	if (!in)
+		return calloc(1, sizeof(*in));
+	memset(in, 0, sizeof(*in));
+	return in;
+}
+
+static void rec_put(struct pt_fs *fs, struct pt_inode *in)
+{
+	pthread_mutex_lock(&fs->spare_lock);
+	if (fs->nspare < PT_SPARE_MAX) {
+		in->next_id = fs->spare;
+		fs->spare = in;
+		fs->nspare++;
+		in = NULL;
+	}
+	pthread_mutex_unlock(&fs->spare_lock);
+	free(in);
+}
+
 int pt_table_init(struct pt_fs *fs, int root_fd)
 {
 	struct stat st;
@@ -251,6 +284,8 @@ int pt_table_init(struct pt_fs *fs, int root_fd)
 	if (fstatat(root_fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
 		return -errno;
 	err = pthread_mutex_init(&fs->lock, NULL);
+	if (!err)
+		err = pthread_mutex_init(&fs->spare_lock, NULL);
 	if (err)
 		return -err;
 	fs->nbuckets = INITIAL_BUCKETS;
@@ -320,6 +355,14 @@ void pt_table_destroy(struct pt_fs *fs)
 	free(fs->by_key);
 	free(fs->by_id);
 	fs->by_key = fs->by_id = NULL;
+	while (fs->spare) {
+		struct pt_inode *in = fs->spare;
+
+		fs->spare = in->next_id;
+		free(in);
+	}
+	fs->nspare = 0;
+	pthread_mutex_destroy(&fs->spare_lock);
 	pthread_mutex_destroy(&fs->lock);
 }
 
@@ -376,7 +419,7 @@ void pt_inode_put(struct pt_fs *fs, struct pt_inode *in)
 		if (in->fd >= 0)
 			close(in->fd);
 		free(in->handle);
-		free(in);
+		rec_put(fs, in);
 	}
 }
 
@@ -395,7 +438,7 @@ static void fill_entry(const struct pt_fs *fs, const struct pt_inode *in,
 int pt_inode_add(struct pt_fs *fs, int fd, const struct stat *st,
 		 struct fring_entry *e)
 {
-	struct pt_inode *in, *fresh = calloc(1, sizeof(*fresh));
+	struct pt_inode *in, *fresh = rec_get(fs);
 	fring_ino_t id;
 
 	if (!fresh) {
@@ -421,7 +464,7 @@ int pt_inode_add(struct pt_fs *fs, int fd, const struct stat *st,
 		pthread_mutex_unlock(&fs->lock);
 		if (fd >= 0)
 			close(fd);
-		free(fresh);
+		rec_put(fs, fresh);
 		return 0;
 	}
 	id = natural_id(fs, st->st_dev, st->st_ino);
