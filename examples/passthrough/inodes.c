@@ -246,34 +246,29 @@ static fring_ino_t alloc_id(struct pt_fs *fs)
 /* At most 64 Ki spare records: about 10 MiB kept after a mass forget. */
 #define PT_SPARE_MAX 65536
 
-static struct pt_inode *rec_get(struct pt_fs *fs)
+/* A kept record, zeroed, or NULL when none is kept. Lock held. */
+static struct pt_inode *spare_pop(struct pt_fs *fs)
 {
-	struct pt_inode *in;
+	struct pt_inode *in = fs->spare;
 
-	pthread_mutex_lock(&fs->spare_lock);
-	in = fs->spare;
 	if (in) {
 		fs->spare = in->next_id;
 		fs->nspare--;
+		memset(in, 0, sizeof(*in));
 	}
-	pthread_mutex_unlock(&fs->spare_lock);
-	if (!in)
-		return calloc(1, sizeof(*in));
-	memset(in, 0, sizeof(*in));
 	return in;
 }
 
-static void rec_put(struct pt_fs *fs, struct pt_inode *in)
+/* Keeps in for a later lookup, or frees it beyond the bound. Lock held. */
+static void spare_push(struct pt_fs *fs, struct pt_inode *in)
 {
-	pthread_mutex_lock(&fs->spare_lock);
 	if (fs->nspare < PT_SPARE_MAX) {
 		in->next_id = fs->spare;
 		fs->spare = in;
 		fs->nspare++;
-		in = NULL;
+	} else {
+		free(in);
 	}
-	pthread_mutex_unlock(&fs->spare_lock);
-	free(in);
 }
 
 int pt_table_init(struct pt_fs *fs, int root_fd)
@@ -284,8 +279,6 @@ int pt_table_init(struct pt_fs *fs, int root_fd)
 	if (fstatat(root_fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
 		return -errno;
 	err = pthread_mutex_init(&fs->lock, NULL);
-	if (!err)
-		err = pthread_mutex_init(&fs->spare_lock, NULL);
 	if (err)
 		return -err;
 	fs->nbuckets = INITIAL_BUCKETS;
@@ -362,7 +355,6 @@ void pt_table_destroy(struct pt_fs *fs)
 		free(in);
 	}
 	fs->nspare = 0;
-	pthread_mutex_destroy(&fs->spare_lock);
 	pthread_mutex_destroy(&fs->lock);
 }
 
@@ -419,7 +411,9 @@ void pt_inode_put(struct pt_fs *fs, struct pt_inode *in)
 		if (in->fd >= 0)
 			close(in->fd);
 		free(in->handle);
-		rec_put(fs, in);
+		pthread_mutex_lock(&fs->lock);
+		spare_push(fs, in);
+		pthread_mutex_unlock(&fs->lock);
 	}
 }
 
@@ -438,15 +432,22 @@ static void fill_entry(const struct pt_fs *fs, const struct pt_inode *in,
 int pt_inode_add(struct pt_fs *fs, int fd, const struct stat *st,
 		 struct fring_entry *e)
 {
-	struct pt_inode *in, *fresh = rec_get(fs);
+	struct pt_inode *in, *fresh = NULL;
 	fring_ino_t id;
 
-	if (!fresh) {
-		close(fd);
-		return -ENOMEM;
-	}
 	pthread_mutex_lock(&fs->lock);
-	in = find_key(fs, st->st_dev, st->st_ino);
+	/* A new inode takes a kept record; with none kept, one is allocated
+	 * outside the lock and the table looked at again. */
+	while (!(in = find_key(fs, st->st_dev, st->st_ino)) && !fresh &&
+	       !(fresh = spare_pop(fs))) {
+		pthread_mutex_unlock(&fs->lock);
+		fresh = calloc(1, sizeof(*fresh));
+		if (!fresh) {
+			close(fd);
+			return -ENOMEM;
+		}
+		pthread_mutex_lock(&fs->lock);
+	}
 	if (in) {
 		/* Known inode (another name, or looked up again). */
 		in->nlookup++;
@@ -461,10 +462,11 @@ int pt_inode_add(struct pt_fs *fs, int fd, const struct stat *st,
 		} else {
 			lru_touch(fs, in);
 		}
+		if (fresh) /* another lookup added it meanwhile */
+			spare_push(fs, fresh);
 		pthread_mutex_unlock(&fs->lock);
 		if (fd >= 0)
 			close(fd);
-		rec_put(fs, fresh);
 		return 0;
 	}
 	id = natural_id(fs, st->st_dev, st->st_ino);

@@ -109,12 +109,11 @@ struct pt_fs {
 	pthread_mutex_t lock;
 	struct pt_inode **by_key, **by_id;
 	/* Records of forgotten inodes, kept for the next lookups (chained by
-	 * next_id, at most PT_SPARE_MAX). Given back to malloc, a mass
-	 * forget (the kernel dropping its inode cache) left the arena's top
-	 * free, glibc returned it to the kernel, and the lookups after it
+	 * next_id, at most PT_SPARE_MAX; table lock). Given back to malloc, a
+	 * mass forget (the kernel dropping its inode cache) left the arena's
+	 * top free, glibc returned it to the kernel, and the lookups after it
 	 * faulted every page of new records in again: 678 faults of about
 	 * 30 us on the benchmark machine for 19,000 lookups. */
-	pthread_mutex_t spare_lock;
 	struct pt_inode *spare;
 	size_t nspare;
 	struct pt_inode *lru_head, *lru_tail;
