@@ -50,6 +50,9 @@ enum {
 	INO_ERR = 10,	   /* OPEN: answered with errs[ino - INO_ERR] */
 };
 
+/* fring_reply_* return 0 or a negative errno, never this */
+#define SECOND_PENDING 1
+
 static const char good[] = "good data, byte for byte\n";
 static const char first[] = "the first answer\n";
 static const char late[] = "answered late\n";
@@ -75,7 +78,8 @@ static const struct {
 struct srv {
 	const char *name;
 	_Atomic(fring_req_t *) held; /* the READ of INO_HANG */
-	atomic_int second_ret;	     /* what the second answer returned */
+	atomic_int second_ret;	     /* what the second answer returned,
+				      SECOND_PENDING until it has */
 };
 
 /* ---------------- the log ---------------- */
@@ -254,6 +258,7 @@ static int start(struct mount *m, const char *transport, const char *opts)
 	if (!mkdtemp(m->dir))
 		return 1;
 	m->srv.name = m->dir;
+	atomic_init(&m->srv.second_ret, SECOND_PENDING);
 	fring_config_set(cfg, "transport", transport);
 	if (opts)
 		fring_config_parse(cfg, opts);
@@ -410,6 +415,11 @@ static void double_answer(struct mount *a)
 
 	T(n == (ssize_t)strlen(first) && !memcmp(buf, first, strlen(first)),
 	  "double.client_sees_first", "read %zd (%s)", n, strerror(err));
+	/* The client can have the first answer before the handler's second
+	 * one has returned (and logged): wait for it, 5 s at most. */
+	for (int i = 0;
+	     i < 5000 && atomic_load(&a->srv.second_ret) == SECOND_PENDING; i++)
+		usleep(1000);
 	T(atomic_load(&a->srv.second_ret) == -EALREADY, "double.refused",
 	  "expected -EALREADY got %d", atomic_load(&a->srv.second_ret));
 	expect_bug(a, "double", b, l, "second answer to READ", NULL);
