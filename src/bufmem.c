@@ -50,27 +50,32 @@ void *buf_map(size_t len)
 	size_t rawlen;
 
 	if (len < HUGE_SZ) {
+		/* populate() below, not MAP_POPULATE: that one maps memory
+		 * it cannot back and says nothing */
 		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-		return p == MAP_FAILED ? NULL : p;
-	}
-	/* Over-allocate by 2 MiB, keep the aligned part, give back the rest:
-	 * each end is unmapped separately, so the region stays exactly len
-	 * bytes and its parts can be unmapped one by one later. */
-	rawlen = len + HUGE_SZ;
-	raw = mmap(NULL, rawlen, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (raw == MAP_FAILED)
-		return NULL;
-	p = (char *)(((uintptr_t)raw + HUGE_SZ - 1) &
-		     ~(uintptr_t)(HUGE_SZ - 1));
-	if (p > raw)
-		munmap(raw, (size_t)(p - raw));
-	if (raw + rawlen > p + len)
-		munmap(p + len, (size_t)(raw + rawlen - (p + len)));
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+	} else {
+		/* Over-allocate by 2 MiB, keep the aligned part, give back
+		 * the rest: each end is unmapped separately, so the region
+		 * stays exactly len bytes and its parts can be unmapped one
+		 * by one later. */
+		rawlen = len + HUGE_SZ;
+		raw = mmap(NULL, rawlen, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (raw == MAP_FAILED)
+			return NULL;
+		p = (char *)(((uintptr_t)raw + HUGE_SZ - 1) &
+			     ~(uintptr_t)(HUGE_SZ - 1));
+		if (p > raw)
+			munmap(raw, (size_t)(p - raw));
+		if (raw + rawlen > p + len)
+			munmap(p + len, (size_t)(raw + rawlen - (p + len)));
 #ifdef MADV_HUGEPAGE
-	(void)madvise(p, len, MADV_HUGEPAGE);
+		(void)madvise(p, len, MADV_HUGEPAGE);
 #endif
+	}
 	if (populate(p, len)) {
 		munmap(p, len);
 		return NULL;
