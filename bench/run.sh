@@ -16,7 +16,9 @@
 #                    tmpfs,fring-pt-dev,fring-pt-uring,fring-memfs-dev,
 #                    fring-memfs-uring,fuse-hp-classic,fuse-hp-uring
 #                    Not in the default set: fuse-hp-single (passthrough_hp
-#                    --single, classic /dev/fuse with one thread).
+#                    --single, classic /dev/fuse with one thread), and
+#                    fring-null-dev, fring-null-uring: bench/nullfs.c, a
+#                    server that does no work (the transport's ceiling).
 #                    A "-qdN" suffix on a uring configuration sets its ring
 #                    depth (fring: -o queue_depth=N; libfuse:
 #                    -o io_uring_q_depth=N), e.g. fring-pt-uring-qd16.
@@ -45,8 +47,10 @@
 #                    passthrough_hp's (see PT_AS_HP below)
 #   -h               this text
 #
-# Needs: root, fio, the libfring examples built in build/ (ninja -C build),
-# and for the fuse-hp configurations libfuse built by bench/build-libfuse.sh
+# Needs: root, fio, the libfring examples built in build-bench/ (meson setup
+# build-bench -Dbuildtype=release; libfuse is built release too), else in
+# build/ (FRING_BUILD=DIR chooses), and for the fuse-hp configurations
+# libfuse built by bench/build-libfuse.sh
 # (run automatically when missing). Everything it mounts or starts is
 # unmounted and stopped at exit, and enable_uring is restored.
 set -uo pipefail
@@ -55,7 +59,10 @@ set -uo pipefail
 {
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# libfuse is built -O3 (release): libfring is compared at the same level
+# when build-bench exists (build/ is debugoptimized, -O2)
 BUILDDIR=${FRING_BUILD:-$ROOT/build}
+[[ -z ${FRING_BUILD:-} && -d $ROOT/build-bench ]] && BUILDDIR=$ROOT/build-bench
 CACHE=${FRING_BENCH_CACHE:-/var/cache/fring-bench}
 ALL_CONFIGS=tmpfs,fring-pt-dev,fring-pt-uring,fring-memfs-dev,fring-memfs-uring,fuse-hp-classic,fuse-hp-uring
 ALL_JOBS=seqread,seqwrite,randread,meta
@@ -214,6 +221,11 @@ if [ -n "$FRING_SO" ]; then
 	[ -x "$MEMFS" ] && cp "$MEMFS" "$WORK/bin/memfs" && MEMFS=$WORK/bin/memfs
 fi
 FRING_ENV=(env LD_LIBRARY_PATH="$WORK/lib")
+NULLFS=$WORK/bin/nullfs
+if needs fring-null; then
+	cc -O2 -Wall -std=c11 -I"$ROOT/include" -o "$NULLFS" "$ROOT/bench/nullfs.c" \
+		-L"$BUILDDIR/src" -lfring || die "cannot build bench/nullfs.c"
+fi
 
 # 8 GiB of tmpfs: the 2 fio files and the metadata files
 mount -t tmpfs -o size=8g,mode=1777 fring-bench-src "$SRC" || die "cannot mount tmpfs on $SRC"
@@ -276,11 +288,14 @@ start_config() {
 	tmpfs)
 		DIR=$SRC
 		return 0 ;;
-	fring-pt-dev|fring-pt-uring|fring-memfs-dev|fring-memfs-uring)
+	fring-pt-dev|fring-pt-uring|fring-memfs-dev|fring-memfs-uring|fring-null-dev|fring-null-uring)
 		opts="transport=${base##*-}${qd:+,queue_depth=$qd}${pt:+,$pt}$splice${FRING_OPTS:+,$FRING_OPTS}"
 		if [[ "$base" == fring-pt-* ]]; then
 			opts+=${PT_AS_HP:+,$PT_AS_HP}
 			cmd=("$PT" -f -o "$opts" --stats-file="$OUT/logs/$name.rep$rep.stats.json" "$SRC" "$MNT")
+		elif [[ "$base" == fring-null-* ]]; then
+			# no permission checks, as passthrough_hp (and PT_AS_HP)
+			cmd=("$NULLFS" -f -o "$opts,no_default_permissions" --stats-file="$OUT/logs/$name.rep$rep.stats.json" "$MNT")
 		else
 			cmd=("$MEMFS" -f -o "$opts" --stats-file="$OUT/logs/$name.rep$rep.stats.json" "$MNT")
 		fi ;;

@@ -22,7 +22,8 @@ from collections import defaultdict
 JOB_ORDER = ["seqread", "seqwrite", "randread", "randwrite", "meta-create", "meta-stat", "meta-unlink"]
 CONF_ORDER = ["tmpfs", "fring-pt-dev", "fring-pt-uring", "fring-pt-dev-passthrough",
               "fring-pt-uring-passthrough", "fring-memfs-dev",
-              "fring-memfs-uring", "fuse-hp-classic", "fuse-hp-single", "fuse-hp-uring"]
+              "fring-memfs-uring", "fring-null-dev", "fring-null-uring", "fuse-hp-classic",
+              "fuse-hp-single", "fuse-hp-uring"]
 JOB_TITLE = {
     "seqread": "1 MiB sequential read, O_DIRECT, 2 jobs (MiB/s)",
     "seqwrite": "1 MiB sequential write, O_DIRECT, 2 jobs (MiB/s)",
@@ -39,6 +40,7 @@ PAIRS = [
     ("fuse-hp-uring", "fuse-hp-classic", "libfuse passthrough_hp io_uring/classic", None, None),
     ("fring-pt-uring", "fuse-hp-uring", "libfring/libfuse on uring (passthrough vs passthrough_hp -o io_uring)", 1.2, 1.0),
     ("fring-pt-dev", "fuse-hp-classic", "libfring/libfuse on dev (passthrough vs passthrough_hp classic)", 1.0, 1.0),
+    ("fring-null-uring", "fuse-hp-uring", "ceiling: libfring nullfs uring / passthrough_hp -o io_uring", None, None),
 ]
 
 
