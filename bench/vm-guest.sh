@@ -8,7 +8,11 @@
 #       one job of bench/vm-jobs.sh: mounts DAEMON (memfs, or passthrough
 #       over a fresh directory of the guest's tmpfs /tmp) on TRANSPORT
 #       through tests/e2e/run-suite.sh, which checks the transport in
-#       the daemon's stats and runs the second mode in the mount. A mount
+#       the daemon's stats and runs the second mode in the mount. FS hp
+#       (TRANSPORT libfuse-uring): DAEMON is libfuse's passthrough_hp,
+#       mounted here as "DAEMON --foreground --nopassthrough -o io_uring
+#       SRC MNT" over the same kind of source (it has no stats file; the
+#       second mode checks that it holds io_uring rings). A mount
 #       the daemon refuses prints
 #         @@FRING-BENCH-REFUSED rep=R fs=F transport=T REASON@@
 #       (REASON: the daemon's own line about it) and exits 77.
@@ -44,6 +48,17 @@ if [[ ${2:-} == fio ]]; then
 		fi
 	done
 	[[ -n $pid ]] || { echo "FAIL bench.daemon: no process $DAEMON ... $MNT"; exit 1; }
+	if [[ $TRANSPORT == libfuse-uring ]]; then
+		# libfuse falls back to reading /dev/fuse when its rings fail to
+		# start (a line in its log, nothing more): count its rings, one
+		# per CPU when they run
+		rings=0
+		for f in "/proc/$pid/fd/"*; do
+			[[ $(readlink "$f" 2>/dev/null) == 'anon_inode:[io_uring]' ]] && rings=$((rings + 1))
+		done
+		echo "# passthrough_hp holds $rings io_uring ring(s)"
+		((rings > 0)) || { echo "FAIL bench.libfuse_uring: passthrough_hp runs without an io_uring"; exit 1; }
+	fi
 
 	ticks() { # utime+stime of the daemon (fields 14 and 15 of stat)
 		local s
@@ -111,6 +126,48 @@ bufpool*) export FRING_E2E_STATS_EXPECT='pool_requests>0' ;;
 zerocopy) export FRING_E2E_STATS_EXPECT='zero_copy_reads>0 zero_copy_writes>0' ;;
 esac
 SRC=
+if [[ $FS == hp ]]; then
+	# passthrough_hp: no run-suite.sh (it knows libfring's options and
+	# stats only); the same steps by hand, and the same fio mode
+	URING_PARAM=/sys/module/fuse/parameters/enable_uring
+	[[ -w $URING_PARAM ]] || {
+		echo "@@FRING-BENCH-REFUSED rep=$REP fs=$FS transport=$TRANSPORT no $URING_PARAM in this kernel@@"
+		exit 77
+	}
+	uring_old=$(<"$URING_PARAM")
+	echo Y >"$URING_PARAM"
+	TMP=$(mktemp -d /tmp/fring-bench-hp.XXXXXX)
+	SRC=$TMP/src MNT=$TMP/mnt
+	mkdir "$SRC" "$MNT"
+	T=10 # seconds to mount and to exit after the unmount (mount-lib.sh)
+	# shellcheck source-path=SCRIPTDIR source=../tests/e2e/mount-lib.sh
+	source "$S/mount-lib.sh"
+	echo "# $DAEMON --foreground --nopassthrough -o io_uring $SRC $MNT"
+	"$DAEMON" --foreground --nopassthrough -o io_uring "$SRC" "$MNT" >"$TMP/log" 2>&1 &
+	hp_pid=$!
+	rc=0
+	if ! mount_wait "$hp_pid"; then
+		echo "@@FRING-BENCH-REFUSED rep=$REP fs=$FS transport=$TRANSPORT $(tail -n 1 "$TMP/log")@@"
+		rc=77
+	elif grep -q 'failed to start io-uring' "$TMP/log"; then
+		# mounted, but on /dev/fuse: not the configuration asked for
+		echo "@@FRING-BENCH-REFUSED rep=$REP fs=$FS transport=$TRANSPORT $(grep -m1 'failed to start io-uring' "$TMP/log")@@"
+		rc=77
+	else
+		"$SELF" "$MNT" fio "$REP" "$FS" "$TRANSPORT" "$DAEMON" || rc=$?
+	fi
+	umount "$MNT" 2>/dev/null || umount -l "$MNT" 2>/dev/null || true
+	if ! gone "$hp_pid"; then
+		echo "FAIL bench.hp_exit: passthrough_hp did not exit within $T s of the unmount"
+		kill -KILL "$hp_pid"
+		rc=1
+	fi
+	wait "$hp_pid" 2>/dev/null || true
+	sed 's/^/# hp: /' "$TMP/log"
+	echo "$uring_old" >"$URING_PARAM"
+	rm -rf "$TMP"
+	exit "$rc"
+fi
 if [[ $FS == passthrough ]]; then
 	SRC=$(mktemp -d /tmp/fring-bench-src.XXXXXX)
 	export FRING_E2E_FS_ARGS=$SRC

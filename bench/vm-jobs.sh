@@ -7,28 +7,36 @@
 # every (file system, transport), then repetition 2, ..., so that drift on
 # the host hits every configuration alike; each repetition starts the
 # transport list one further on (rep 2: uring ... dev), so that no transport
-# always holds the same place in the order.
+# always holds the same place in the order; the file systems rotate the same
+# way (rep 2 of "passthrough,hp" starts with hp).
+# File system hp is libfuse's passthrough_hp, one job per repetition under
+# the pseudo-transport "libfuse-uring" (the libfring transports are not its).
 # Transport "-": vm-guest.sh checks
 # the transport itself (through tests/e2e/run-suite.sh), and a refused mount is
 # a result here (exit 77), not a failure.
 #
 # Set by run-vm.sh: BUILD, MEMFS. Set by bench/vm.sh: FRING_BENCH_REPS,
-# FRING_BENCH_FS, FRING_BENCH_TRANSPORTS and the fio settings vm-guest.sh reads.
+# FRING_BENCH_FS, FRING_BENCH_TRANSPORTS, FRING_BENCH_HP (passthrough_hp's
+# path) and the fio settings vm-guest.sh reads.
 
 BENCH=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bench_env=(env FRING_BENCH_JOBS="$FRING_BENCH_JOBS" FRING_BENCH_MIB="$FRING_BENCH_MIB"
 	FRING_BENCH_RAND_MIB="$FRING_BENCH_RAND_MIB" FRING_BENCH_SECS="$FRING_BENCH_SECS")
 read -r -a transports <<<"${FRING_BENCH_TRANSPORTS//,/ }"
-ntrans=${#transports[@]}
+read -r -a fss <<<"${FRING_BENCH_FS//,/ }"
+nfs=${#fss[@]}
 for rep in $(seq "$FRING_BENCH_REPS"); do
-	for fs in ${FRING_BENCH_FS//,/ }; do
+	for ((f = 0; f < nfs; f++)); do
+		fs=${fss[(f + rep - 1) % nfs]}
+		ts=("${transports[@]}")
 		case $fs in
 		memfs) daemon=$MEMFS ;;
 		passthrough) daemon=$BUILD/examples/passthrough/passthrough ;;
-		*) echo "vm-jobs: unknown file system $fs (memfs, passthrough)" >&2; exit 1 ;;
+		hp) daemon=$FRING_BENCH_HP ts=(libfuse-uring) ;;
+		*) echo "vm-jobs: unknown file system $fs (memfs, passthrough, hp)" >&2; exit 1 ;;
 		esac
-		for ((i = 0; i < ntrans; i++)); do
-			t=${transports[(i + rep - 1) % ntrans]}
+		for ((i = 0; i < ${#ts[@]}; i++)); do
+			t=${ts[(i + rep - 1) % ${#ts[@]}]}
 			job "r$rep-$fs-$t" - "${bench_env[@]}" "$BENCH/vm-guest.sh" "$rep" "$fs" "$t" "$daemon"
 		done
 	done

@@ -11,6 +11,9 @@ file system, transport and job) and prints, per file system: the medians,
 the server's CPU-seconds per GiB, the ratios of each transport to uring and
 of each rung to the one before it in the transport list, with [min-max] of
 the per-repetition ratios (rep i against rep i, measured minutes apart).
+File system hp (libfuse's passthrough_hp, transport "libfuse-uring") gets
+its own rows and, when passthrough ran too, the ratios of each passthrough
+transport to it.
 """
 import csv
 import os
@@ -32,6 +35,7 @@ USER_HZ = 100  # /proc/PID/stat ticks on x86 Linux
 LINE = re.compile(r"@@FRING-BENCH rep=(\d+) fs=(\S+) transport=(\S+) job=(\S+) ticks=(\d+) fio=(.*)@@")
 REFUSED = re.compile(r"@@FRING-BENCH-REFUSED rep=(\d+) fs=(\S+) transport=(\S+) (.*)@@")
 ORDER = ["dev", "uring", "bufpool", "bufpool-registered", "zerocopy"]
+HP = ("hp", "libfuse-uring")  # libfuse's passthrough_hp -o io_uring (vm-guest.sh)
 
 
 def parse_terse(terse, direction):
@@ -95,8 +99,8 @@ def main():
     def vals(fs, t, j, i):
         return {r: v[i] for r, v in res.get((fs, t, j), {}).items() if v[i]}
 
-    def ratio_cell(fs, a, b, j, i):
-        va, vb = vals(fs, a, j, i), vals(fs, b, j, i)
+    def ratio_cell(fs, a, b, j, i, fs_b=None):
+        va, vb = vals(fs, a, j, i), vals(fs_b or fs, b, j, i)
         if not va or not vb:
             return "–"
         per = [va[r] / vb[r] for r in va if r in vb]
@@ -107,12 +111,14 @@ def main():
     rule = "|---|" + "---:|" * len(jobs)
     for fs in fss:
         p(f"## {fs}\n")
-        ts = [t for t in wanted if any((fs, t, j) in res for j in jobs)]
-        for t in wanted:
+        # hp has one pseudo-transport of its own, not the -T list
+        fs_wanted = [HP[1]] if fs == HP[0] else wanted
+        ts = [t for t in fs_wanted if any((fs, t, j) in res for j in jobs)]
+        for t in fs_wanted:
             if t not in ts:
                 why = refused.get((fs, t))
                 p(f"- **{t}**: " + (f"refused: {why}" if why else "no result (see run-vm.txt)"))
-        if len(ts) < len(wanted):
+        if len(ts) < len(fs_wanted):
             p("")
         if not ts:
             continue
@@ -142,6 +148,20 @@ def main():
             p(rule)
             for a, b in pairs:
                 p(f"| {a} / {b} | " + " | ".join(ratio_cell(fs, a, b, j, i) for j in jobs) + " |")
+            p("")
+
+    # libfring's passthrough against libfuse's on the same source and jobs
+    pt = [t for t in wanted if any(("passthrough", t, j) in res for j in jobs)]
+    if pt and any((*HP, j) in res for j in jobs):
+        p("## passthrough / libfuse passthrough_hp (io_uring)\n")
+        for i, what in ((0, "throughput (higher: libfring is faster)"),
+                        (1, "server CPU per GiB (lower: libfring costs less)")):
+            p(f"Ratios of {what}:\n")
+            p(head.format("ratio"))
+            p(rule)
+            for t in pt:
+                p(f"| passthrough {t} / libfuse io_uring | "
+                  + " | ".join(ratio_cell("passthrough", t, HP[1], j, i, HP[0]) for j in jobs) + " |")
             p("")
     print("\n".join(out))
 

@@ -13,7 +13,12 @@
 #   -T LIST   transports (default dev,uring,bufpool,bufpool-registered,zerocopy);
 #             one the daemon refuses is reported "refused: <its reason>"
 #   -f LIST   file systems (default memfs,passthrough; passthrough's
-#             source is a directory on the guest's tmpfs)
+#             source is a directory on the guest's tmpfs); also hp:
+#             libfuse's passthrough_hp --nopassthrough -o io_uring over
+#             the same kind of source, once per repetition as transport
+#             "libfuse-uring" (the -T list is libfring's), from $FRING_HP
+#             (default the passthrough_hp bench/build-libfuse.sh built);
+#             skipped, with a note, when that is not there
 #   -j LIST   fio jobs (default seqread,seqwrite,randread,bufread,bufwrite)
 #   -s MIB    file size per fio process in MiB, 2 processes (default 64);
 #             each sequential job moves 2 x MIB
@@ -74,6 +79,21 @@ for p in examples/memfs/memfs examples/passthrough/passthrough; do
 done
 FIO=/usr/bin/fio
 [[ -x $FIO ]] || die "no $FIO (Debian package fio)"
+extra_bins="$FIO $ROOT/bench/vm-guest.sh"
+
+# hp: libfuse's own server, the yardstick for libfring's passthrough. Not
+# ours to build here (bench/build-libfuse.sh does): without it the other
+# file systems still run.
+HP=${FRING_HP:-/var/cache/fring-bench/libfuse-build/example/passthrough_hp}
+if [[ ,$FSS, == *,hp,* ]]; then
+	if [[ -x $HP ]]; then
+		extra_bins+=" $HP"
+	else
+		echo "vm.sh: no $HP (bench/build-libfuse.sh, or set FRING_HP): skipping file system hp" >&2
+		FSS=$(tr "," "\n" <<<"$FSS" | { grep -vx hp || true; } | paste -sd, -)
+		[[ -n $FSS ]] || die "no file system left to measure"
+	fi
+fi
 
 OUT=${OUT:-$ROOT/bench/results/$(date +%Y%m%d-%H%M%S)-vm}
 mkdir -p "$OUT"
@@ -99,6 +119,9 @@ job_timeout=$((njobs * (SECS + 15) + 60))
 	echo "libfring build: $BUILD ($(sed -n 's/.*"buildtype", "value": "\([a-z]*\)".*/\1/p' "$BUILD/meson-info/intro-buildoptions.json" 2>/dev/null))"
 	echo "binaries: $(cd "$BUILD" && sha256sum src/libfring.so examples/memfs/memfs examples/passthrough/passthrough 2>/dev/null |
 		awk '{ printf "%s %.12s  ", $2, $1 }')"
+	if [[ ,$FSS, == *,hp,* ]]; then
+		echo "libfuse: $(cat "$(dirname "$HP")/../VERSION" 2>/dev/null || echo unknown), $HP $(sha256sum "$HP" | cut -c 1-12)"
+	fi
 	echo "transports: $TRANSPORTS"
 	echo "file systems: $FSS"
 	echo "jobs: $JOBS"
@@ -116,7 +139,7 @@ rc=0
 # one guest: two at once (the test tier's default) would compete for the
 # host's CPUs and mix their measurements
 env FRING_VM_JOBS="$ROOT/bench/vm-jobs.sh" FRING_VM_GUESTS=1 \
-	FRING_VM_EXTRA_BINS="$FIO $ROOT/bench/vm-guest.sh" \
+	FRING_VM_EXTRA_BINS="$extra_bins" FRING_BENCH_HP="$HP" \
 	FRING_VM_JOB_TIMEOUT="$job_timeout" \
 	FRING_VM_TIMEOUT="${FRING_VM_TIMEOUT:-3600}" \
 	FRING_E2E_NO_SKIP=0 \

@@ -13,6 +13,15 @@ gone() {
 	for _ in $(seq $((T * 10))); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
 	return 1
 }
+# PID -> 0 once MNT shows within T, 1 if it does not (or PID exits first)
+mount_wait() {
+	for _ in $(seq $((T * 20))); do
+		mounted && return 0
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.05
+	done
+	mounted
+}
 threads_of() { ls "/proc/$1/task" 2>/dev/null | wc -l; }
 # What a client gets from the mount now. Not a stat of the mountpoint: the
 # kernel answers that from attributes cached for attr_timeout (1 s) without
