@@ -192,7 +192,7 @@ void do_flush(struct fring_req *req, struct fring_msg *m)
 	NEED(in, "short flush_in");
 	fi = fi_fh(req, in->fh);
 	fi->lock_owner = in->lock_owner;
-	CALL_OR(flush, 0, req, req->nodeid, fi);
+	CALL_OR(flush, ENOSYS, req, req->nodeid, fi);
 }
 
 void release_common(struct fring_req *req, struct fring_msg *m, bool dir)
@@ -229,9 +229,9 @@ void fsync_common(struct fring_req *req, struct fring_msg *m, bool dir)
 	fi = fi_fh(req, in->fh);
 	datasync = !!(in->fsync_flags & FUSE_FSYNC_FDATASYNC);
 	if (dir)
-		CALL_OR(fsyncdir, 0, req, req->nodeid, datasync, fi);
+		CALL_OR(fsyncdir, ENOSYS, req, req->nodeid, datasync, fi);
 	else
-		CALL_OR(fsync, 0, req, req->nodeid, datasync, fi);
+		CALL_OR(fsync, ENOSYS, req, req->nodeid, datasync, fi);
 }
 
 void do_fsync(struct fring_req *req, struct fring_msg *m)

@@ -16,9 +16,11 @@
  *
  * Every member is optional. A missing member answers ENOSYS, except:
  * forget/forget_multi (nothing to do), open/opendir (success, fh 0),
- * release/releasedir/flush/fsync/fsyncdir (success), statfs (a generic
- * answer), access (success: rely on default_permissions), and the lock
- * operations (the kernel then handles locks locally).
+ * release/releasedir (success), statfs (a generic answer), access
+ * (success: rely on default_permissions), and the lock operations (the
+ * kernel then handles locks locally). For flush, fsync and fsyncdir the
+ * kernel takes ENOSYS as success and sends that operation no more on the
+ * connection, which spares a round trip on every close(2) and fsync(2).
  *
  * Every callback except init, destroy, forget and forget_multi receives a
  * request that must be answered exactly once. Strings and buffers passed in
@@ -107,7 +109,8 @@ struct fring_ops {
 		      const struct fring_buf *src, off_t off,
 		      struct fring_file *fi);
 	/** close(2) of one descriptor of an open file (may come several
-	 * times). Answer fring_reply_err(). Default: success. */
+	 * times). Answer fring_reply_err(). Default: ENOSYS, which the
+	 * kernel takes as success, and it sends no more FLUSH. */
 	void (*flush)(fring_req_t *req, fring_ino_t ino, struct fring_file *fi);
 	/** The last reference to an open file is gone; fi->fh for the last
 	 * time. Answer fring_reply_err() (the error is not seen by anyone).
@@ -115,7 +118,8 @@ struct fring_ops {
 	void (*release)(fring_req_t *req, fring_ino_t ino,
 			struct fring_file *fi);
 	/** fsync(2) (datasync non-zero: fdatasync). Answer fring_reply_err().
-	 * Default: success. */
+	 * Default: ENOSYS, which the kernel takes as success, and it sends
+	 * no more FSYNC. */
 	void (*fsync)(fring_req_t *req, fring_ino_t ino, int datasync,
 		      struct fring_file *fi);
 	/** Open a directory. Set fi->fh and answer fring_reply_open().
@@ -139,7 +143,8 @@ struct fring_ops {
 	void (*releasedir)(fring_req_t *req, fring_ino_t ino,
 			   struct fring_file *fi);
 	/** fsync(2) on a directory. Answer fring_reply_err(). Default:
-	 * success. */
+	 * ENOSYS, which the kernel takes as success, and it sends no more
+	 * FSYNCDIR. */
 	void (*fsyncdir)(fring_req_t *req, fring_ino_t ino, int datasync,
 			 struct fring_file *fi);
 	/** statfs(2). Answer fring_reply_statfs(). Default: a generic answer
