@@ -13,8 +13,8 @@
  * (metaops; exist once made) and files "fK" in them (exist once created).
  * Names and attributes are cached 86,400 s, as passthrough_hp's.
  *
- * Build (bench/run.sh does it): cc -O2 -Iinclude -o nullfs bench/nullfs.c
- *   -LBUILD/src -lfring
+ * Built by meson with the examples (BUILD/examples/nullfs), where
+ * bench/run.sh takes it.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* O_DIRECT */

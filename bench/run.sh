@@ -142,6 +142,7 @@ command -v fio >/dev/null || die "fio is not installed (apt-get install fio)"
 
 PT=$BUILDDIR/examples/passthrough/passthrough
 MEMFS=$BUILDDIR/examples/memfs/memfs
+NULLFS=$BUILDDIR/examples/nullfs
 HP_BUILD=$CACHE/libfuse-build
 HP=$HP_BUILD/example/passthrough_hp
 ENABLE_URING=/sys/module/fuse/parameters/enable_uring
@@ -149,6 +150,7 @@ ENABLE_URING=/sys/module/fuse/parameters/enable_uring
 needs() { [[ ",$CONFIGS," == *",$1"* ]]; }
 needs fring-pt && { [ -x "$PT" ] || die "$PT missing: ninja -C $BUILDDIR"; }
 needs fring-memfs && { [ -x "$MEMFS" ] || die "$MEMFS missing: ninja -C $BUILDDIR"; }
+needs fring-null && { [ -x "$NULLFS" ] || die "$NULLFS missing: ninja -C $BUILDDIR"; }
 if needs fuse-hp && [ ! -x "$HP" ]; then
 	log "passthrough_hp not built: running bench/build-libfuse.sh"
 	"$ROOT/bench/build-libfuse.sh" || die "building libfuse failed"
@@ -219,13 +221,9 @@ if [ -n "$FRING_SO" ]; then
 	cp -L "$FRING_SO" "$WORK/lib/$(basename "$FRING_SO")"
 	[ -x "$PT" ] && cp "$PT" "$WORK/bin/passthrough" && PT=$WORK/bin/passthrough
 	[ -x "$MEMFS" ] && cp "$MEMFS" "$WORK/bin/memfs" && MEMFS=$WORK/bin/memfs
+	[ -x "$NULLFS" ] && cp "$NULLFS" "$WORK/bin/nullfs" && NULLFS=$WORK/bin/nullfs
 fi
 FRING_ENV=(env LD_LIBRARY_PATH="$WORK/lib")
-NULLFS=$WORK/bin/nullfs
-if needs fring-null; then
-	cc -O2 -Wall -std=c11 -I"$ROOT/include" -o "$NULLFS" "$ROOT/bench/nullfs.c" \
-		-L"$BUILDDIR/src" -lfring || die "cannot build bench/nullfs.c"
-fi
 
 # 8 GiB of tmpfs: the 2 fio files and the metadata files
 mount -t tmpfs -o size=8g,mode=1777 fring-bench-src "$SRC" || die "cannot mount tmpfs on $SRC"
