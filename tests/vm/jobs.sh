@@ -101,6 +101,16 @@ for t in dev uring bufpool bufpool-registered zerocopy; do
 	[[ $t == dev ]] || job "$t-queues" "$t" "${e[@]}" "$S/uring-queues.sh" "$MEMFS" "$t"
 done
 
+# the edge tier's unmount and signal parts (tests/e2e/edges.sh) on the rungs
+# the host cannot run: each case proves its rung from the daemon's mount
+# line; under TCG a daemon takes seconds to come up, so the waits are longer
+for t in bufpool bufpool-registered zerocopy; do
+	for part in unmount signals; do
+		job "$t-edges-$part" - env FRING_EDGES_T=60 FRING_EDGES_LIMIT=400 \
+			"$S/edges.sh" "$part" "$t" "$MEMFS" "$PT" -
+	done
+done
+
 # zero-copy beyond the e2e tier: zerocopy_test proves each kind of I/O
 # (O_DIRECT, buffered, mmap; with and without the writeback cache) zero-copied
 # and the failure paths (staged answers, short and failed backing reads,
