@@ -106,7 +106,7 @@ done
 # line; under TCG a daemon takes seconds to come up, so the waits are longer
 for t in bufpool bufpool-registered zerocopy; do
 	for part in unmount signals; do
-		job "$t-edges-$part" - env FRING_EDGES_T=60 FRING_EDGES_LIMIT=400 \
+		job "$t-edges-$part" - env FRING_EDGES_T=40 FRING_EDGES_LIMIT=150 \
 			"$S/edges.sh" "$part" "$t" "$MEMFS" "$PT" -
 	done
 done
