@@ -100,7 +100,11 @@ start_pt() { # SRC DIR [OPTIONS...]
 transport_of() { # LOG
 	sed -n 's/.*mounted .*, transport \([a-z-]*\).*/\1/p' "$1" | head -n 1
 }
+# The mount becomes visible before the daemon logs its mount line (on the
+# ring the line comes once the queues are registered): wait for the line.
+has_mount_line() { [[ -n $(transport_of "$1") ]]; }
 ran_on_transport() { # LOG: the daemon of LOG mounted on TRANSPORT
+	wait_for "$T" has_mount_line "$1"
 	[[ $(transport_of "$1") == "$TRANSPORT" ]]
 }
 # A client's answer from a mount whose daemon is gone: the kernel answers a
