@@ -94,6 +94,20 @@ fusectl() {
 # B finds the mount point cached and never waits for A. Not a wait for
 # anything to happen: nothing is asserted from it.
 uncache() { sleep 0.05; }
+# Every thread of PID is stopped (kill -STOP only asks: a thread that is
+# running, or just woken, may still take one more request before it stops).
+stopped() { # PID
+	local t st
+	for t in /proc/"$1"/task/*/stat; do
+		read -r st <"$t" 2>/dev/null || return 1
+		st=${st##*) }
+		[[ ${st%% *} == [Tt] ]] || return 1
+	done
+}
+stop_a() { # PID: stops memfs A; 0 once all its threads are stopped
+	kill -STOP "$1"
+	wait_for "$T" stopped "$1"
+}
 waiting_on() { # CONN: requests of that connection in the kernel, > 0
 	local n
 	n=$(cat "/sys/fs/fuse/connections/$1/waiting" 2>/dev/null) || return 1
@@ -264,7 +278,7 @@ case_usr1_early() {
 	apid=$DPID conn=$(conn_of "$D/a")
 	mk "$D/a/m"
 	uncache
-	kill -STOP "$apid"
+	stop_a "$apid" || { kill -CONT "$apid"; fail "" "memfs A does not stop"; return; }
 	n_started=$((n_started + 1))
 	DLOG=$D/log.$n_started
 	"$MEMFS" -f -o "$(topt)" "$D/a/m" >"$DLOG" 2>&1 &
@@ -309,7 +323,7 @@ case_sigterm_early() {
 	apid=$DPID conn=$(conn_of "$D/a")
 	mk "$D/a/m"
 	uncache
-	kill -STOP "$apid"
+	stop_a "$apid" || { kill -CONT "$apid"; fail "" "memfs A does not stop"; return; }
 	n_started=$((n_started + 1))
 	DLOG=$D/log.$n_started
 	"$MEMFS" -f -o "$(topt)" "$D/a/m" >"$DLOG" 2>&1 &
@@ -344,7 +358,7 @@ case_sigterm_repeated() {
 	start_memfs_stats "$D/m" "$st" || { fail "" "memfs did not mount: $(cat "$DLOG")"; return; }
 	transport_check
 	echo x >"$D/m/f"
-	kill -STOP "$apid"
+	stop_a "$apid" || { kill -CONT "$apid"; fail "" "memfs A does not stop"; return; }
 	kill -TERM "$DPID"
 	wait_for "$T" eval 'waiting_on $conn || dead $DPID'
 	check blocked "B is not writing its stats file on A" waiting_on "$conn"
