@@ -71,6 +71,8 @@ struct fring_qstats {
 	atomic_fetch_sub_explicit(&(q)->stats.field, (n), memory_order_relaxed)
 FRING_HIDDEN void stats_note_latency(struct fring_qstats *st, uint64_t ns);
 FRING_HIDDEN uint64_t fring_now_ns(void);
+/* The session's totals as log lines (SIGUSR1 without --stats-file). */
+FRING_HIDDEN void stats_log(const fring_session_t *s);
 
 /* ---------------- requests ---------------- */
 enum req_flags {
@@ -202,6 +204,9 @@ struct fring_session {
 	struct ring_state *ring;  /* ring transport state, or NULL */
 	size_t bufsize;		  /* per-request buffer size */
 	atomic_int exiting;
+	/* run() has built its queues: from now until destroy, another thread
+	 * may read their counters (main.c's SIGUSR1 thread) */
+	atomic_bool serving;
 	int exit_efd; /* becomes readable when the session should stop */
 	bool destroyed_called;
 	pthread_mutex_t lock;

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fring_main(): the command line shared by every example, signals,
- * daemonizing and the --stats-file dump. Only this file installs signal
- * handlers; the session functions never touch process-wide state.
+ * fring_main(): the command line shared by every example, daemonizing, and
+ * the order of things: signals taken first (signals.c), --stats-file
+ * checked before anything is mounted (stats_file.c), the session made,
+ * mounted, served, unmounted, the signals given back last. Only fring_main
+ * touches process-wide state; the session functions never do.
  */
 #include <errno.h>
-#include <limits.h>
-#include <pthread.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -14,37 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fring_int.h"
-
-static fring_session_t *volatile signal_session;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	if (signal_session)
-		fring_session_exit(signal_session);
-}
-
-static void set_signals(fring_session_t *se)
-{
-	struct sigaction sa = {.sa_handler = on_signal};
-
-	signal_session = se;
-	sigemptyset(&sa.sa_mask);
-	/* no SA_RESTART: a blocked read must see EINTR and notice the exit */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
-
-static void clear_signals(void)
-{
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	signal_session = NULL;
-}
+#include "main_int.h"
 
 static void usage(const char *prog, const struct fring_main_hooks *hooks,
 		  FILE *out)
@@ -60,7 +31,9 @@ static void usage(const char *prog, const struct fring_main_hooks *hooks,
 		"    -s                     one queue\n"
 		"    -o opt[,opt...]        options, below\n"
 		"    --stats-file=PATH      write statistics as JSON at "
-		"exit and on SIGUSR1\n\n",
+		"exit and on SIGUSR1\n"
+		"                           (without it, SIGUSR1 logs "
+		"them)\n\n",
 		prog, hooks && hooks->usage ? "... " : "");
 	fring_config_help(out);
 	if (hooks && hooks->usage)
@@ -168,7 +141,7 @@ static int parse_args(int argc, char *argv[], fring_config_t *cfg,
 
 static int daemonize(void)
 {
-	pid_t pid = fork();
+	pid_t pid = signals_fork();
 	int null;
 
 	if (pid < 0)
@@ -189,79 +162,49 @@ static int daemonize(void)
 	return 0;
 }
 
-/* Written aside and renamed, so a reader never sees half a file. */
-static void write_stats_file(fring_session_t *se, const char *path)
-{
-	char tmp[PATH_MAX];
-	int fd;
-
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
-		return;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		fr_err("--stats-file %s: %s", tmp, strerror(errno));
-		return;
-	}
-	if (fring_session_write_stats(se, fd))
-		fr_err("--stats-file %s: write failed", path);
-	close(fd);
-	if (rename(tmp, path))
-		fr_err("--stats-file %s: %s", path, strerror(errno));
-}
-
-/*
- * SIGUSR1 writes the statistics file while the filesystem runs, so a test
- * (or an operator) can see what the last operations did. JSON needs malloc,
- * which a signal handler may not call: SIGUSR1 stays blocked in every
- * thread and this one takes it with sigwait().
- */
-struct stats_dumper {
+/* What SIGUSR1 does: the statistics, to the file or to the log. */
+struct usr1_work {
 	fring_session_t *se;
-	const char *path;
-	pthread_t th;
-	atomic_bool stop;
-	bool running;
+	const struct stats_file *sf; /* NULL: to the log */
 };
 
-static void *stats_dumper_main(void *arg)
+static bool on_usr1(void *arg)
 {
-	struct stats_dumper *d = arg;
-	sigset_t set;
-	int sig;
+	struct usr1_work *w = arg;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	while (!sigwait(&set, &sig) && !atomic_load(&d->stop))
-		write_stats_file(d->se, d->path);
-	return NULL;
+	/* Until run() has built its queues they are not there to read (and
+	 * may be freed again when a ring rung falls back): asked again a
+	 * little later, or dropped if the session ends first (the file is
+	 * written at exit anyway). */
+	if (!atomic_load(&w->se->serving))
+		return fring_session_exited(w->se);
+	if (w->sf)
+		stats_file_write(w->sf, w->se);
+	else
+		stats_log(w->se);
+	return true;
 }
 
-static void stats_dumper_start(struct stats_dumper *d)
+static const char *signame(int sig)
 {
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	d->running = !pthread_create(&d->th, NULL, stats_dumper_main, d);
+	switch (sig) {
+	case SIGINT:
+		return "SIGINT";
+	case SIGTERM:
+		return "SIGTERM";
+	case SIGHUP:
+		return "SIGHUP";
+	}
+	return "a signal";
 }
 
-static void stats_dumper_stop(struct stats_dumper *d)
-{
-	if (!d->running)
-		return;
-	atomic_store(&d->stop, true);
-	pthread_kill(d->th, SIGUSR1);
-	pthread_join(d->th, NULL);
-}
-
-int fring_main_ext(int argc, char *argv[], const struct fring_ops *ops,
-		   size_t ops_size, void *userdata,
-		   const struct fring_main_hooks *hooks)
+static int main_run(int argc, char *argv[], const struct fring_ops *ops,
+		    size_t ops_size, void *userdata,
+		    const struct fring_main_hooks *hooks)
 {
 	struct main_args a = {0};
-	struct stats_dumper dumper = {0};
-	char stats_abs[PATH_MAX];
+	struct stats_file sf = {.dirfd = -1};
+	struct usr1_work work = {0};
 	fring_config_t *cfg = fring_config_new();
 	fring_session_t *se = NULL;
 	int ret, status = 1;
@@ -278,25 +221,28 @@ int fring_main_ext(int argc, char *argv[], const struct fring_ops *ops,
 		ret = parse_args(argc, argv, cfg, &a, userdata, hooks);
 	if (!ret && hooks && hooks->check && hooks->check(userdata))
 		ret = 1;
+	/* a stats file that cannot be written stops the daemon before it
+	 * mounts, not with a message at exit */
+	if (!ret && a.stats_file && stats_file_open(&sf, a.stats_file))
+		ret = 1;
 	if (ret) {
 		fring_config_free(cfg);
 		return ret == 2 ? 0 : 1;
-	}
-	if (a.stats_file && a.stats_file[0] != '/') {
-		/* daemonizing changes directory: keep the path usable */
-		char cwd[PATH_MAX];
-
-		if (getcwd(cwd, sizeof(cwd)) &&
-		    (size_t)snprintf(stats_abs, sizeof(stats_abs), "%s/%s", cwd,
-				     a.stats_file) < sizeof(stats_abs))
-			a.stats_file = stats_abs;
 	}
 	ret = fring_session_new(ops, ops_size, userdata, cfg, &se);
 	fring_config_free(cfg);
 	if (ret) {
 		fprintf(stderr, "fring: cannot create a session: %s\n",
 			strerror(-ret));
+		stats_file_close(&sf);
 		return 1;
+	}
+	signals_attach(se);
+	if (signals_ending()) {
+		fr_info("%s before the mount: not mounting %s",
+			signame(signals_ending()), a.mountpoint);
+		status = 0;
+		goto out;
 	}
 	ret = fring_session_mount(se, a.mountpoint);
 	if (ret)
@@ -305,24 +251,50 @@ int fring_main_ext(int argc, char *argv[], const struct fring_ops *ops,
 		fr_err("cannot daemonize: %s", strerror(-ret));
 		goto out;
 	}
-	set_signals(se);
-	if (a.stats_file) {
-		dumper.se = se;
-		dumper.path = a.stats_file;
-		stats_dumper_start(&dumper);
+	/* after the fork: a thread does not survive it */
+	work.se = se;
+	work.sf = a.stats_file ? &sf : NULL;
+	ret = signals_start_usr1(on_usr1, &work);
+	if (ret) {
+		fr_err("cannot start the SIGUSR1 thread: %s", strerror(-ret));
+		goto out;
 	}
 	if (hooks && hooks->ready)
 		hooks->ready(userdata, se);
 	ret = fring_session_run(se);
-	stats_dumper_stop(&dumper);
-	clear_signals();
+	signals_stop_usr1();
+	if (signals_ending())
+		fr_info("%s: unmounting %s", signame(signals_ending()),
+			a.mountpoint);
 	if (ret)
 		fr_err("session ended with an error: %s", strerror(-ret));
 	if (a.stats_file)
-		write_stats_file(se, a.stats_file);
+		stats_file_write(&sf, se);
 	status = ret ? 1 : 0;
 out:
+	/* Signals stay caught until the mount is gone: one that came now
+	 * with the default action would leave it dead. */
+	signals_attach(NULL);
 	fring_session_destroy(se);
+	stats_file_close(&sf);
+	return status;
+}
+
+int fring_main_ext(int argc, char *argv[], const struct fring_ops *ops,
+		   size_t ops_size, void *userdata,
+		   const struct fring_main_hooks *hooks)
+{
+	int ret = signals_install(), status;
+
+	if (ret) {
+		fprintf(stderr, "fring: cannot take the signals: %s\n",
+			ret == -EBUSY ? "another fring_main() runs in this "
+					"process"
+				      : strerror(-ret));
+		return 1;
+	}
+	status = main_run(argc, argv, ops, ops_size, userdata, hooks);
+	signals_restore();
 	return status;
 }
 

@@ -581,6 +581,7 @@ int fring_session_run(fring_session_t *se)
 		se->mountpoint, se->conn.proto_major, se->conn.proto_minor,
 		se->reason, se->nqueues, se->nqueues == 1 ? "" : "s",
 		se->conn.max_write);
+	atomic_store(&se->serving, true);
 	if (ret)
 		fring_session_exit(se);
 	wait_for_exit(se);

@@ -281,3 +281,76 @@ int fring_session_write_stats(const fring_session_t *s, int fd)
 	free(buf);
 	return ret;
 }
+
+/* Log lines of one statistics report: pairs appended to a line that is
+ * sent when the next pair would not fit (fring_log's lines are 1 KiB). */
+struct stats_line {
+	char buf[900];
+	size_t len;
+	const char *head;
+};
+
+static void line_flush(struct stats_line *l)
+{
+	if (l->len)
+		fr_info("%s", l->buf);
+	l->len = 0;
+}
+
+static void line_add(struct stats_line *l, const char *key,
+		     unsigned long long v)
+{
+	char pair[160];
+	int n = snprintf(pair, sizeof(pair), " %s=%llu", key, v);
+
+	if (n < 0)
+		return;
+	if (l->len && l->len + (size_t)n >= sizeof(l->buf))
+		line_flush(l);
+	if (!l->len)
+		l->len =
+			(size_t)snprintf(l->buf, sizeof(l->buf), "%s", l->head);
+	if (l->len + (size_t)n < sizeof(l->buf)) {
+		memcpy(l->buf + l->len, pair, (size_t)n + 1);
+		l->len += (size_t)n;
+	}
+}
+
+/*
+ * SIGUSR1 without --stats-file: the totals in the log, key=value as the
+ * JSON names them. The counters every report has, then the others that
+ * are not 0, then a line of requests by opcode.
+ */
+void stats_log(const fring_session_t *s)
+{
+	static const char *const always[] = {"requests", "replies", "errors",
+					     "in_flight", "handler_bugs"};
+	struct stats_line l = {.head = "statistics:"};
+	struct stats_snap st;
+	char head[160];
+
+	session_snap(s, FRING_STATS_ALL, &st);
+	snprintf(head, sizeof(head), "statistics: transport=%s queues=%u",
+		 fring_transport_name(s->transport), s->nqueues);
+	l.head = head;
+	for (unsigned a = 0; a < FRING_ARRAY_SIZE(always); a++)
+		for (unsigned i = 0; i < STAT_COUNT; i++)
+			if (!strcmp(stat_info[i].name, always[a]))
+				line_add(&l, stat_info[i].name, st.c[i]);
+	for (unsigned i = 0; i < STAT_COUNT; i++) {
+		bool shown = false;
+
+		for (unsigned a = 0; a < FRING_ARRAY_SIZE(always); a++)
+			shown |= !strcmp(stat_info[i].name, always[a]);
+		if (!shown && st.c[i])
+			line_add(&l, stat_info[i].name, st.c[i]);
+	}
+	if (st.oldest_pending_ns)
+		line_add(&l, "oldest_pending_ns", st.oldest_pending_ns);
+	line_flush(&l);
+	l.head = "statistics: by_opcode";
+	for (unsigned i = 0; i < FRING_STATS_OPCODES; i++)
+		if (st.by_opcode[i])
+			line_add(&l, fring_opname(i), st.by_opcode[i]);
+	line_flush(&l);
+}
