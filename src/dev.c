@@ -217,7 +217,7 @@ static void *dev_worker(void *arg)
 				fr_err("q%u: reading /dev/fuse: %s", q->idx,
 				       strerror(err));
 			/* Unmounted or aborted: the session is over. */
-			fring_session_exit(se);
+			session_stop(se);
 			break;
 		}
 		req->in_len = (size_t)n;

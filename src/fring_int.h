@@ -15,6 +15,7 @@
 
 #include "fring/fring.h"
 #include "fuse_abi.h"
+#include "mountid.h"
 #include "stats_list.h"
 
 #define FRING_HIDDEN	     __attribute__((visibility("hidden")))
@@ -53,6 +54,7 @@ struct fring_config {
 	bool debug;
 	bool zero_copy_opt_in; /* zero-copy only where open sets zero_copy */
 	bool splice_read, splice_write, splice_move; /* dev only (splice.c) */
+	bool overmount; /* mount even where a FUSE mount is on top (mount.c) */
 	char fsname[FRING_NAME_LEN];
 	char subtype[FRING_NAME_LEN];
 };
@@ -189,6 +191,11 @@ struct fring_session {
 	int fd; /* the mount's /dev/fuse fd */
 	bool mounted;
 	bool via_fusermount;
+	/* the mount this session made, as found right after mounting: what
+	 * unmount_fuse() looks for (mount.c); mnt_known false if it could
+	 * not be told, and then nothing is unmounted */
+	struct mount_id mnt;
+	bool mnt_known;
 	struct fring_conn conn;
 	bool got_init;
 	bool setxattr_ext; /* 16-byte setxattr_in negotiated */
@@ -203,11 +210,16 @@ struct fring_session {
 	struct fring_queue *side; /* ring mode: the /dev/fuse side channel */
 	struct ring_state *ring;  /* ring transport state, or NULL */
 	size_t bufsize;		  /* per-request buffer size */
-	atomic_int exiting;
+	atomic_int exiting; /* the queues stop (session_stop) */
 	/* run() has built its queues: from now until destroy, another thread
 	 * may read their counters (main.c's SIGUSR1 thread) */
 	atomic_bool serving;
 	int exit_efd; /* becomes readable when the session should stop */
+	/* fring_session_exit() counts a request and wakes ask_efd; the run
+	 * thread weighs it (session.c, wait_for_exit) and may decline it
+	 * while other mounts sit on this one (exit_declined counts those) */
+	atomic_uint exit_asked, exit_declined;
+	int ask_efd;
 	bool destroyed_called;
 	pthread_mutex_t lock;
 	/* notify.c: INIT answered, so the kernel takes notifications */
@@ -226,6 +238,9 @@ FRING_HIDDEN void session_call_destroy(struct fring_session *se);
 FRING_HIDDEN void req_end_handler(struct fring_req *req);
 FRING_HIDDEN void queue_free_slots(struct fring_queue *q);
 FRING_HIDDEN void session_interrupt(struct fring_session *se, uint64_t unique);
+/* Stops the queues now: the connection ended or a transport failed (not an
+ * exit request, which the run thread weighs first). Async-signal-safe. */
+FRING_HIDDEN void session_stop(struct fring_session *se);
 
 /* dispatch.c: one message from the kernel, in either framing. */
 struct fring_msg {
@@ -277,9 +292,16 @@ FRING_HIDDEN bool notify_take_retrieve(struct fring_session *se, uint64_t id,
 FRING_HIDDEN void notify_free(struct fring_session *se);
 
 /* mount.c */
+/* Mounts at mnt and records which mount is ours; refuses (-EBUSY) a
+ * mountpoint with a FUSE mount on top unless cfg.overmount. */
 FRING_HIDDEN int mount_fuse(struct fring_session *se, const char *mnt);
+/* Unmounts our mount wherever it is now; nothing when it is gone (0), or
+ * when other mounts sit on or inside it, or another mount is what its path
+ * leads to now (-EBUSY, logged). */
 FRING_HIDDEN int unmount_fuse(struct fring_session *se);
-FRING_HIDDEN int check_mountpoint(const char *mnt);
+/* true when other mounts sit on or inside ours; what names one of them */
+FRING_HIDDEN bool mount_held(struct fring_session *se, char *what,
+			     size_t len);
 
 /* ladder.c */
 FRING_HIDDEN int ladder_precheck(struct fring_session *se);

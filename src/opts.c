@@ -172,6 +172,8 @@ int fring_config_set(fring_config_t *cfg, const char *key, const char *val)
 		return parse_flag(key, val, &cfg->splice_write);
 	if (!strcmp(key, "splice_move"))
 		return parse_flag(key, val, &cfg->splice_move);
+	if (!strcmp(key, "overmount"))
+		return parse_flag(key, val, &cfg->overmount);
 	if (!strcmp(key, "fsname"))
 		return parse_name(key, val, cfg->fsname);
 	if (!strcmp(key, "subtype"))
@@ -250,6 +252,10 @@ void fring_config_help(FILE *out)
 	      "    ro, rw                 read-only or read-write mount\n"
 	      "    dev, suid              device files, set-id bits work (as "
 	      "root; default off)\n"
+	      "    overmount              mount even where a FUSE mount is "
+	      "on top (hides it;\n"
+	      "                           each daemon unmounts only its "
+	      "own)\n"
 	      "    fsname=NAME            source shown in /proc/mounts\n"
 	      "    subtype=NAME           type shown as fuse.NAME\n"
 	      "    debug                  log every request and answer\n",

@@ -266,7 +266,7 @@ static void rt_entry_cqe(struct ring_thread *rt, struct fring_req *req, int res)
 	case ECANCELED:
 		/* unmount, abort or our own teardown */
 		if (!rt->stopping && !atomic_load(&se->exiting))
-			fring_session_exit(se);
+			session_stop(se);
 		break;
 	default:
 		fr_err("q%u: ring command failed: %s%s", req->q->idx,
@@ -502,7 +502,7 @@ static void rt_loop(struct ring_thread *rt)
 			       "session",
 			       rt->idx, strerror(-ret));
 			atomic_store(&rt->rs->fatal_err, ret);
-			fring_session_exit(rt->rs->se);
+			session_stop(rt->rs->se);
 			break;
 		}
 		io_uring_for_each_cqe(&rt->ring, head, cqe)

@@ -5,6 +5,7 @@
  * every transport.
  */
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -318,9 +319,14 @@ int fring_session_new(const struct fring_ops *ops, size_t ops_size,
 		fring_config_defaults(&se->cfg);
 	se->fd = -1;
 	se->exit_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (se->exit_efd < 0) {
+	se->ask_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (se->exit_efd < 0 || se->ask_efd < 0) {
 		int err = -errno;
 
+		if (se->exit_efd >= 0)
+			close(se->exit_efd);
+		if (se->ask_efd >= 0)
+			close(se->ask_efd);
 		free(se);
 		return err;
 	}
@@ -345,7 +351,7 @@ int fring_session_mount(fring_session_t *se, const char *mountpoint)
 	return mount_fuse(se, mountpoint);
 }
 
-void fring_session_exit(fring_session_t *se)
+void session_stop(struct fring_session *se)
 {
 	uint64_t one = 1;
 	ssize_t n;
@@ -356,9 +362,25 @@ void fring_session_exit(fring_session_t *se)
 	(void)n;
 }
 
+void fring_session_exit(fring_session_t *se)
+{
+	uint64_t one = 1;
+	ssize_t n;
+
+	/* async-signal-safe: an atomic add and a write(2); the run thread
+	 * weighs the request (wait_for_exit) */
+	atomic_fetch_add(&se->exit_asked, 1);
+	n = write(se->ask_efd, &one, sizeof(one));
+	(void)n;
+}
+
 int fring_session_exited(const fring_session_t *se)
 {
-	return atomic_load(&((fring_session_t *)se)->exiting);
+	fring_session_t *s = (fring_session_t *)se;
+
+	/* ending, or asked to and not (yet) declined */
+	return atomic_load(&s->exiting) ||
+	       atomic_load(&s->exit_asked) != atomic_load(&s->exit_declined);
 }
 
 void session_call_destroy(struct fring_session *se)
@@ -478,16 +500,66 @@ static int before_init_reply(struct fring_session *se,
 	return 0;
 }
 
+/*
+ * An exit request while other mounts sit on ours or inside it: unmounting
+ * would take them along (MNT_DETACH) or fail, and ending the daemon leaves
+ * a dead mount under them. So the first request is declined, loudly, and
+ * the filesystem keeps serving (memfs keeps its data); a second one ends
+ * the session without unmounting. True when the session should stop.
+ */
+static bool weigh_exit(struct fring_session *se, unsigned asked,
+		       unsigned *weighed, bool *declined)
+{
+	char what[PATH_MAX + 64];
+	unsigned n = asked - *weighed;
+
+	*weighed = asked;
+	if (!mount_held(se, what, sizeof(what)))
+		return true;
+	if (*declined || n > 1) {
+		fr_warn("exit asked again: ending without unmounting %s (it "
+			"is %s); the mount stays there, dead, until that one "
+			"is gone and it is unmounted (umount %s)",
+			se->mountpoint, what, se->mountpoint);
+		return true;
+	}
+	*declined = true;
+	atomic_store(&se->exit_declined, asked);
+	fr_warn("exit asked, but the mount at %s is %s: not unmounting "
+		"anything, and serving on (its files stay as they are); ask "
+		"again (a second SIGTERM, SIGINT or SIGHUP) to end the daemon "
+		"without unmounting",
+		se->mountpoint, what);
+	return false;
+}
+
+/* Until the queues must stop: session_stop(), or an exit request that
+ * weigh_exit() grants. */
 static void wait_for_exit(struct fring_session *se)
 {
-	struct pollfd p = {se->exit_efd, POLLIN, 0};
+	struct pollfd p[2] = {{se->exit_efd, POLLIN, 0},
+			      {se->ask_efd, POLLIN, 0}};
+	unsigned weighed = 0;
+	bool declined = false;
 
-	while (!atomic_load(&se->exiting) || !p.revents) {
-		p.revents = 0;
-		if (poll(&p, 1, -1) < 0 && errno != EINTR)
+	while (!atomic_load(&se->exiting)) {
+		unsigned asked = atomic_load(&se->exit_asked);
+		uint64_t v;
+
+		if (asked != weighed &&
+		    weigh_exit(se, asked, &weighed, &declined)) {
+			session_stop(se);
 			break;
-		if (atomic_load(&se->exiting))
+		}
+		p[0].revents = p[1].revents = 0;
+		if (poll(p, 2, -1) < 0 && errno != EINTR) {
+			session_stop(se);
 			break;
+		}
+		/* drained before `asked` is read again: a request counted
+		 * after this read wakes the next poll */
+		if (p[1].revents && read(se->ask_efd, &v, sizeof(v)) < 0)
+			v = 0;
 	}
 }
 
@@ -583,7 +655,7 @@ int fring_session_run(fring_session_t *se)
 		se->conn.max_write);
 	atomic_store(&se->serving, true);
 	if (ret)
-		fring_session_exit(se);
+		session_stop(se);
 	wait_for_exit(se);
 	wake_slot_waiters(se);
 	ring_stop(se);
@@ -618,6 +690,7 @@ void fring_session_destroy(fring_session_t *se)
 	if (se->fd >= 0)
 		close(se->fd);
 	close(se->exit_efd);
+	close(se->ask_efd);
 	notify_free(se);
 	pthread_mutex_destroy(&se->lock);
 	free(se->mountpoint);

@@ -82,13 +82,20 @@ int fring_session_mount(fring_session_t *s, const char *mountpoint);
  *         queues.
  */
 int fring_session_run(fring_session_t *s);
-/** Asks run() to stop. Async-signal-safe; callable from any thread. */
+/** Asks run() to stop. Async-signal-safe; callable from any thread. While
+ * another mount sits on the session's mount (or inside it) the first
+ * request is declined, logged, and serving goes on; a second one ends run()
+ * without unmounting. */
 void fring_session_exit(fring_session_t *s);
-/** Non-zero once the session is ending. Any thread. */
+/** Non-zero once the session is ending (or asked to, until such a request
+ * is declined). Any thread. */
 int fring_session_exited(const fring_session_t *s);
-/** Unmounts if still mounted (also done by destroy). Lazily (MNT_DETACH)
- * when files are still open.
- * @return 0, -EINVAL for a NULL session, or the umount error. */
+/** Unmounts the session's own mount if still mounted, wherever it is now
+ * (also done by destroy); lazily (MNT_DETACH) when files are still open.
+ * Nothing when it is gone, or when other mounts sit on or inside it.
+ * @return 0 (also when it was gone), -EINVAL for a NULL session, -EBUSY
+ *         when it was left for another mount's sake, or the umount
+ *         error. */
 int fring_session_unmount(fring_session_t *s);
 /** Unmounts if needed and frees everything. Every request must have been
  * answered: fring_session_run() waits up to 2 s for late answers and logs
