@@ -307,7 +307,8 @@ in_user_ns() { # the case in a namespace: edges.sh --one unmount CASE_ns
 		# daemon has no fusermount3 path; it is refused before mounting
 		mk "$D/u"
 		chown "$NOBODY" "$D/u"
-		out=$(timeout -k 5 "$T" setpriv --reuid="$NOBODY" --regid="$NOBODY" --clear-groups -- \
+		# (the path: busybox's timeout would run its own setpriv applet)
+		out=$(timeout -k 5 "$T" "$(command -v setpriv)" --reuid="$NOBODY" --regid="$NOBODY" --clear-groups -- \
 			"$MEMFS" -f -o "$(topt)" "$D/u" 2>&1)
 		rc=$?
 		check zerocopy_user_refused "status $rc: $out" \
@@ -338,11 +339,15 @@ user_ns_setup() { # 1 (and a failure) when the namespace cannot be made ready
 	mk "$D/t"
 	chown "$NOBODY" "$D/t"
 }
+# A user's RLIMIT_MEMLOCK is the kernel's default 8 MiB: 2 queues x 8 pinned
+# 1 MiB buffers of bufpool-registered do not fit (the library refuses and
+# names the limit), 2 x 2 do
+user_opts() { [[ $TRANSPORT != bufpool-registered ]] || echo ,pool_bufs=2; }
 up_user() { # DIR: the user's memfs at DIR (through fusermount3)
 	mk "$1"
 	chown "$NOBODY" "$1"
 	if ! start_daemon "$1" setpriv --reuid="$NOBODY" --regid="$NOBODY" --clear-groups -- \
-		"$MEMFS" -f -o "$(topt)" "$1" || ! served; then
+		"$MEMFS" -f -o "$(topt)$(user_opts)" "$1" || ! served; then
 		fail "" "the user's memfs did not mount at $1: $(cat "$DLOG")"
 		return 1
 	fi
