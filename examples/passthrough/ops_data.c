@@ -120,7 +120,8 @@ static int path_fd_for(struct pt_fs *fs, int fd, int parentfd, const char *name,
 	int pfd;
 
 	if (name) {
-		pfd = openat(parentfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		pfd = pt_openat(fs, parentfd, name,
+				O_PATH | O_NOFOLLOW | O_CLOEXEC, 0);
 		if (pfd >= 0) {
 			/* STATX_INO alone: the times stay unread */
 			if (statx(pfd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
@@ -206,7 +207,9 @@ static int open_create(struct pt_fs *fs, int dirfd, const char *name, int flags,
 			*created = fd >= 0;
 			return fd;
 		}
-		fd = openat(dirfd, name, flags, mode);
+		/* An existing name: pt_openat() does not let it lead into
+		 * this very mount (guard.c). */
+		fd = pt_openat(fs, dirfd, name, flags, mode);
 		if (fd >= 0 || (errno != ENOENT && !pt_retry_fds(fs, errno))) {
 			*created = false;
 			return fd;
