@@ -139,6 +139,23 @@ static int path_fd_for(struct pt_fs *fs, int fd, int parentfd, const char *name,
 	return pfd;
 }
 
+/*
+ * A create that fails after the file was made must leave nothing behind:
+ * the name goes, if it still names the file this request made (fd), not
+ * one put there since by somebody else.
+ */
+static void undo_create(struct pt_inode *p, const char *name, int fd)
+{
+	struct statx mine;
+
+	/* STATX_INO alone: the times stay unread (pt_stat_new()) */
+	if (!name || statx(fd, "", AT_EMPTY_PATH, STATX_INO, &mine) < 0)
+		return;
+	pt_unlink_if(p->fd, name,
+		     makedev(mine.stx_dev_major, mine.stx_dev_minor),
+		     (ino_t)mine.stx_ino, 0);
+}
+
 /* create and tmpfile: fd is open on the file, which this request made if
  * created; registers its inode and answers. */
 static void finish_create(fring_req_t *req, struct pt_fs *fs,
@@ -178,7 +195,10 @@ static void finish_create(fring_req_t *req, struct pt_fs *fs,
 	if (pt_backing_attach(req, fs, e.ino, fd, fi))
 		fi->fh |= PT_FH_TRACKED;
 	if (fring_reply_create(req, &e, fi) < 0) {
-		/* Never delivered: no RELEASE and no FORGET will come. */
+		/* Never delivered: no RELEASE and no FORGET will come. The
+		 * file stays: the kernel ended the request because the caller
+		 * was killed or the connection went, after the create was
+		 * done, as a local create interrupted then would leave it. */
 		if (fi->fh & PT_FH_TRACKED)
 			pt_backing_detach(req, e.ino);
 		close(fd);
@@ -186,6 +206,8 @@ static void finish_create(fring_req_t *req, struct pt_fs *fs,
 	}
 	return;
 fail:
+	if (created)
+		undo_create(p, name, fd);
 	close(fd);
 	fring_reply_err(req, err);
 }

@@ -274,6 +274,10 @@ static inline const char *pt_procpath(struct pt_procpath *p, int fd)
 	return p->s;
 }
 
+/* Removes name from dirfd (unlinkat flags) if it still is the inode (dev,
+ * ino): a create that failed after making it takes it back this way, and
+ * never a name somebody else put there since. True if removed. */
+bool pt_unlink_if(int dirfd, const char *name, dev_t dev, ino_t ino, int flags);
 /* The attributes of the source inode behind fd, with st_ino = nodeid. */
 int pt_stat_fd(int fd, fring_ino_t nodeid, struct stat *st);
 /* The attributes of an inode this request just created, without marking
