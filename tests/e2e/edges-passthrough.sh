@@ -43,7 +43,7 @@ expect_refused() {
 # or 137 when it hung).
 # shellcheck disable=SC2069  # (its stderr is the answer, stdout is not wanted)
 bounded() { timeout -k 2 "$T" "$@" 2>&1 >/dev/null; }
-hung() { [[ $1 == 124 || $1 == 137 ]]; }
+hung() { [[ $1 == 124 || $1 == 137 || $1 == 143 ]]; }
 ELOOP_MSG='Too many levels of symbolic links'
 
 # The daemon of DLOG said it serves on TRANSPORT. Its mount line comes after

@@ -299,10 +299,10 @@ part_c() {
 	# once the connection is dead. Not an answer, not a hang.
 	out=$(timeout -k 2 $T stat "$dir/never-looked-up" 2>&1) && rc=0 || rc=$?
 	check lifecycle.kill9_enotconn "expected an error naming the dead connection ($DEAD_RE) got rc $rc: $out" \
-		bash -c "[[ $rc != 0 && $rc != 124 && $rc != 137 ]] && grep -Eq '$DEAD_RE' <<<\"\$1\"" _ "$out"
+		bash -c "[[ $rc != 0 && $rc != 124 && $rc != 137 && $rc != 143 ]] && grep -Eq '$DEAD_RE' <<<\"\$1\"" _ "$out"
 	out=$(timeout -k 2 $T ls "$dir" 2>&1) && rc=0 || rc=$?
 	check lifecycle.kill9_enotconn_ls "expected ls to fail naming the dead connection got rc $rc: $out" \
-		bash -c "[[ $rc != 0 && $rc != 124 && $rc != 137 ]] && grep -Eq '$DEAD_RE' <<<\"\$1\"" _ "$out"
+		bash -c "[[ $rc != 0 && $rc != 124 && $rc != 137 && $rc != 143 ]] && grep -Eq '$DEAD_RE' <<<\"\$1\"" _ "$out"
 	out=$(timeout $T umount "$dir" 2>&1) && rc=0 || rc=$?
 	check lifecycle.kill9_umount "expected umount to work got rc $rc: $out" test "$rc" = 0
 	check lifecycle.kill9_unmounted "expected $dir not mounted" bash -c "! awk -v m='$dir' '\$5 == m { f = 1 } END { exit !f }' /proc/self/mountinfo"

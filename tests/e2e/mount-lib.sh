@@ -33,7 +33,7 @@ probe() {
 	out=$(timeout -k 2 "$T" stat "$MNT/enotconn-probe-$RANDOM" 2>&1 >/dev/null) && rc=0 || rc=$?
 	case $rc in
 	0) echo "(stat worked: the mount still serves)" ;;
-	124 | 137) echo "(no answer within $T s: the mount hangs)" ;;
+	124 | 137 | 143) echo "(no answer within $T s: the mount hangs)" ;;
 	*) echo "$out" ;;
 	esac
 }
