@@ -544,7 +544,8 @@ int pt_lookup_name(struct pt_fs *fs, struct pt_inode *parent, const char *name,
 	int fd, err;
 
 	do
-		fd = openat(parent->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		fd = pt_openat(fs, parent->fd, name,
+			       O_PATH | O_NOFOLLOW | O_CLOEXEC, 0);
 	while (fd < 0 && pt_retry_fds(fs, errno));
 	if (fd < 0)
 		return -errno;

@@ -147,8 +147,9 @@ static int pt_arg(void *userdata, const char *arg)
 }
 
 /* The positional arguments fring_main_ext() will see, to tell a missing
- * SOURCE from a missing MOUNTPOINT; -1 for --help/--version. */
-static int count_positionals(int argc, char *argv[])
+ * SOURCE from a missing MOUNTPOINT; -1 for --help/--version. *last: the
+ * last of them, the one fring_main_ext() mounts on. */
+static int count_positionals(int argc, char *argv[], const char **last)
 {
 	bool options_done = false;
 	int n = 0;
@@ -166,9 +167,27 @@ static int count_positionals(int argc, char *argv[])
 				i++;
 			continue;
 		}
+		*last = a;
 		n++;
 	}
 	return n;
+}
+
+/* After the command line, before mounting. */
+static int pt_check(void *userdata)
+{
+	struct pt_fs *fs = userdata;
+
+	if (!fs->source)
+		return 0; /* main() said so already */
+	return pt_check_mountpoint(fs, fs->mountpoint);
+}
+
+/* Mounted, nothing served yet. */
+static void pt_ready(void *userdata, fring_session_t *s)
+{
+	(void)s;
+	pt_learn_own_dev(userdata);
 }
 
 static void pt_init(void *userdata, struct fring_conn *conn)
@@ -281,10 +300,12 @@ int main(int argc, char *argv[])
 		.usage = usage_text,
 		.opt = pt_opt,
 		.arg = pt_arg,
+		.check = pt_check,
+		.ready = pt_ready,
 	};
 	int status;
 
-	if (count_positionals(argc, argv) == 1) {
+	if (count_positionals(argc, argv, &fs.mountpoint) == 1) {
 		fprintf(stderr,
 			"passthrough: no SOURCE given (usage: %s "
 			"[options] SOURCE MOUNTPOINT)\n",
@@ -309,5 +330,6 @@ int main(int argc, char *argv[])
 		if (fs.root_rdfd >= 0)
 			close(fs.root_rdfd);
 	}
+	free(fs.mnt_abs);
 	return status;
 }

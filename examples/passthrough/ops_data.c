@@ -120,7 +120,8 @@ static int path_fd_for(struct pt_fs *fs, int fd, int parentfd, const char *name,
 	int pfd;
 
 	if (name) {
-		pfd = openat(parentfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		pfd = pt_openat(fs, parentfd, name,
+				O_PATH | O_NOFOLLOW | O_CLOEXEC, 0);
 		if (pfd >= 0) {
 			/* STATX_INO alone: the times stay unread */
 			if (statx(pfd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
@@ -136,6 +137,23 @@ static int path_fd_for(struct pt_fs *fs, int fd, int parentfd, const char *name,
 		pfd = open(pt_procpath(&pp, fd), O_PATH | O_CLOEXEC);
 	while (pfd < 0 && pt_retry_fds(fs, errno));
 	return pfd;
+}
+
+/*
+ * A create that fails after the file was made must leave nothing behind:
+ * the name goes, if it still names the file this request made (fd), not
+ * one put there since by somebody else.
+ */
+static void undo_create(struct pt_inode *p, const char *name, int fd)
+{
+	struct statx mine;
+
+	/* STATX_INO alone: the times stay unread (pt_stat_new()) */
+	if (!name || statx(fd, "", AT_EMPTY_PATH, STATX_INO, &mine) < 0)
+		return;
+	pt_unlink_if(p->fd, name,
+		     makedev(mine.stx_dev_major, mine.stx_dev_minor),
+		     (ino_t)mine.stx_ino, 0);
 }
 
 /* create and tmpfile: fd is open on the file, which this request made if
@@ -177,7 +195,10 @@ static void finish_create(fring_req_t *req, struct pt_fs *fs,
 	if (pt_backing_attach(req, fs, e.ino, fd, fi))
 		fi->fh |= PT_FH_TRACKED;
 	if (fring_reply_create(req, &e, fi) < 0) {
-		/* Never delivered: no RELEASE and no FORGET will come. */
+		/* Never delivered: no RELEASE and no FORGET will come. The
+		 * file stays: the kernel ended the request because the caller
+		 * was killed or the connection went, after the create was
+		 * done, as a local create interrupted then would leave it. */
 		if (fi->fh & PT_FH_TRACKED)
 			pt_backing_detach(req, e.ino);
 		close(fd);
@@ -185,6 +206,8 @@ static void finish_create(fring_req_t *req, struct pt_fs *fs,
 	}
 	return;
 fail:
+	if (created)
+		undo_create(p, name, fd);
 	close(fd);
 	fring_reply_err(req, err);
 }
@@ -206,7 +229,9 @@ static int open_create(struct pt_fs *fs, int dirfd, const char *name, int flags,
 			*created = fd >= 0;
 			return fd;
 		}
-		fd = openat(dirfd, name, flags, mode);
+		/* An existing name: pt_openat() does not let it lead into
+		 * this very mount (guard.c). */
+		fd = pt_openat(fs, dirfd, name, flags, mode);
 		if (fd >= 0 || (errno != ENOENT && !pt_retry_fds(fs, errno))) {
 			*created = false;
 			return fd;

@@ -114,7 +114,7 @@ static bool next_ent(struct pt_dir *d, struct ent *e, int *err)
 
 	if (d->pending) {
 		d->pending = false;
-		*e = (struct ent){ d->p_name, d->p_ino, d->p_type, d->p_off };
+		*e = (struct ent){d->p_name, d->p_ino, d->p_type, d->p_off};
 		return true;
 	}
 	errno = 0;
@@ -123,7 +123,7 @@ static bool next_ent(struct pt_dir *d, struct ent *e, int *err)
 		*err = errno;
 		return false;
 	}
-	*e = (struct ent){ de->d_name, de->d_ino, de->d_type, de->d_off };
+	*e = (struct ent){de->d_name, de->d_ino, de->d_type, de->d_off};
 	return true;
 }
 
@@ -184,32 +184,11 @@ static void list(fring_req_t *req, fring_ino_t ino, size_t size, off_t off,
 	}
 	while (next_ent(d, &e, &err)) {
 		struct fring_entry fe;
+		bool looked_up = false;
 		size_t n;
 
 		memset(&fe, 0, sizeof(fe));
-		if (!plus || is_dot_or_dotdot(e.name)) {
-			/* ino 0 in a readdirplus record: the kernel lists
-			 * the name without treating it as a lookup. */
-			struct stat st = { .st_ino = (ino_t)entry_nodeid(
-						   fs, dir, &e),
-					   .st_mode = DTTOIF(e.type) };
-
-			if (plus) {
-				fe.attr = st;
-				n = fring_add_direntry_plus(req, buf + used,
-							    size - used,
-							    e.name, &fe,
-							    e.next);
-			} else {
-				n = fring_add_direntry(req, buf + used,
-						       size - used, e.name,
-						       &st, e.next);
-			}
-			if (n > size - used) {
-				push_back(d, &e);
-				break;
-			}
-		} else {
+		if (plus && !is_dot_or_dotdot(e.name)) {
 			int r;
 
 			/* Room first: the lookup counts, so it must not be
@@ -226,15 +205,43 @@ static void list(fring_req_t *req, fring_ino_t ino, size_t size, off_t off,
 				d->pos = e.next;
 				continue;
 			}
-			if (r) {
+			/* ELOOP: the name leads into this very mount
+			 * (guard.c). It is listed without a lookup like
+			 * "." and "..", and the listing goes on; a lookup
+			 * of it answers ELOOP. */
+			if (r && r != -ELOOP) {
 				if (!used)
 					err = -r;
 				push_back(d, &e);
 				break;
 			}
+			looked_up = !r;
+		}
+		if (looked_up) {
 			n = fring_add_direntry_plus(req, buf + used,
 						    size - used, e.name, &fe,
 						    e.next);
+		} else {
+			/* ino 0 in a readdirplus record: the kernel lists
+			 * the name without treating it as a lookup. */
+			struct stat st = {
+				.st_ino = (ino_t)entry_nodeid(fs, dir, &e),
+				.st_mode = DTTOIF(e.type)};
+
+			if (plus) {
+				fe.attr = st;
+				n = fring_add_direntry_plus(req, buf + used,
+							    size - used, e.name,
+							    &fe, e.next);
+			} else {
+				n = fring_add_direntry(req, buf + used,
+						       size - used, e.name, &st,
+						       e.next);
+			}
+			if (n > size - used) {
+				push_back(d, &e);
+				break;
+			}
 		}
 		used += n;
 		d->pos = e.next;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "passthrough.h"
@@ -74,10 +75,10 @@ static struct timespec time_arg(int to_set, int set, int now,
 				struct timespec value)
 {
 	if (to_set & now)
-		return (struct timespec){ .tv_nsec = UTIME_NOW };
+		return (struct timespec){.tv_nsec = UTIME_NOW};
 	if (to_set & set)
 		return value;
-	return (struct timespec){ .tv_nsec = UTIME_OMIT };
+	return (struct timespec){.tv_nsec = UTIME_OMIT};
 }
 
 /* Applies the changes in the order chown, chmod, truncate, set-id bits,
@@ -177,6 +178,25 @@ void pt_readlink(fring_req_t *req, fring_ino_t ino)
 	}
 }
 
+bool pt_unlink_if(int dirfd, const char *name, dev_t dev, ino_t ino, int flags)
+{
+	struct statx sx;
+
+	/* DONT_SYNC: inode numbers do not change, and a mount that came
+	 * onto the name is looked at without a request (guard.c) */
+	if (statx(dirfd, name,
+		  AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
+		  STATX_INO, &sx) < 0 ||
+	    makedev(sx.stx_dev_major, sx.stx_dev_minor) != dev ||
+	    sx.stx_ino != (uint64_t)ino)
+		return false;
+	/* The kernel has no "unlink if it is this inode": somebody who
+	 * changes the source directly between the two calls could still
+	 * lose the name. Through the mount nobody can: the kernel holds the
+	 * parent's lock for the whole create. */
+	return unlinkat(dirfd, name, flags) == 0;
+}
+
 enum node_kind { NODE_MKNOD, NODE_MKDIR, NODE_SYMLINK };
 
 /* mknod, mkdir, symlink: made with the caller's ids, then looked up. */
@@ -188,6 +208,8 @@ static void make_node(fring_req_t *req, fring_ino_t parent, const char *name,
 	struct pt_inode *p;
 	struct pt_creds c;
 	struct fring_entry e;
+	struct statx sx;
+	bool made;
 	int r, err;
 
 	PT_GET_OR_STALE(p, fs, req, parent);
@@ -205,8 +227,20 @@ static void make_node(fring_req_t *req, fring_ino_t parent, const char *name,
 	}
 	err = r < 0 ? -errno : 0;
 	pt_creds_leave(&c);
+	/* What this request made, to take back should the lookup fail (no
+	 * descriptor left: EMFILE). STATX_INO alone leaves the times
+	 * unread (pt_stat_new()). */
+	made = !err &&
+	       statx(p->fd, name,
+		     AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
+		     STATX_INO, &sx) == 0;
 	if (!err)
 		err = pt_lookup_name(fs, p, name, true, &e);
+	if (err && made)
+		pt_unlink_if(p->fd, name,
+			     makedev(sx.stx_dev_major, sx.stx_dev_minor),
+			     (ino_t)sx.stx_ino,
+			     kind == NODE_MKDIR ? AT_REMOVEDIR : 0);
 	pt_inode_put(fs, p);
 	reply_entry_or_err(req, err, &e);
 }
@@ -237,6 +271,8 @@ void pt_link(fring_req_t *req, fring_ino_t ino, fring_ino_t newparent,
 	struct pt_procpath pp;
 	struct pt_creds c;
 	struct fring_entry e;
+	dev_t src_dev;
+	ino_t src_ino;
 	int r, err;
 
 	PT_GET_OR_STALE(in, fs, req, ino);
@@ -255,9 +291,15 @@ void pt_link(fring_req_t *req, fring_ino_t ino, fring_ino_t newparent,
 			   AT_SYMLINK_FOLLOW);
 	err = r < 0 ? -errno : 0;
 	pt_creds_leave(&c);
+	src_dev = in->dev;
+	src_ino = in->ino;
 	pt_inode_put(fs, in);
-	if (!err)
+	if (!err) {
 		err = pt_lookup_name(fs, np, newname, false, &e);
+		/* the new name goes again if it cannot be answered (EMFILE) */
+		if (err)
+			pt_unlink_if(np->fd, newname, src_dev, src_ino, 0);
+	}
 	pt_inode_put(fs, np);
 	reply_entry_or_err(req, err, &e);
 }

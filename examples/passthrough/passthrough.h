@@ -75,13 +75,13 @@ struct pt_inode {
 	uint64_t generation;
 	dev_t dev;
 	ino_t ino;
-	mode_t type;	   /* S_IFMT bits */
-	int fd;		   /* O_PATH|O_NOFOLLOW, -1 while evicted; closed
-			      with the last ref */
+	mode_t type; /* S_IFMT bits */
+	int fd;	     /* O_PATH|O_NOFOLLOW, -1 while evicted; closed
+			with the last ref */
 	struct file_handle *handle; /* to reopen an evicted descriptor */
-	bool on_lru;	   /* may be evicted (table lock) */
-	uint64_t nlookup;  /* table lock */
-	atomic_uint refs;  /* 1 for the table while nlookup > 0, 1 per user */
+	bool on_lru;		    /* may be evicted (table lock) */
+	uint64_t nlookup;	    /* table lock */
+	atomic_uint refs; /* 1 for the table while nlookup > 0, 1 per user */
 	/* cache=auto: what the file looked like after the last open/release
 	 * (table lock) */
 	struct timespec seen_mtime, seen_ctime;
@@ -92,6 +92,8 @@ struct pt_inode {
 struct pt_fs {
 	/* options */
 	const char *source;
+	const char *mountpoint; /* as given (the last argument) */
+	char *mnt_abs;		/* its absolute path, or NULL */
 	double entry_timeout;
 	double attr_timeout;
 	enum pt_cache cache;
@@ -103,7 +105,9 @@ struct pt_fs {
 
 	/* state */
 	struct pt_inode root;
-	int root_rdfd;	/* O_RDONLY: syncfs, open_by_handle_at */
+	int root_rdfd; /* O_RDONLY: syncfs, open_by_handle_at */
+	dev_t own_dev; /* the device of this daemon's own mount (guard.c) */
+	bool own_dev_known;
 	bool switch_creds; /* the daemon is root: act with the caller's ids */
 
 	pthread_mutex_t lock;
@@ -117,8 +121,8 @@ struct pt_fs {
 	struct pt_inode *spare;
 	size_t nspare;
 	struct pt_inode *lru_head, *lru_tail;
-	long fd_count;	/* inode descriptors open (table lock) */
-	long fd_budget;	/* evict above this; 0: never */
+	long fd_count;	 /* inode descriptors open (table lock) */
+	long fd_budget;	 /* evict above this; 0: never */
 	int root_mnt_id; /* mount id of the source, for file handles */
 	size_t nbuckets; /* power of two, both tables */
 	size_t count;
@@ -155,6 +159,24 @@ bool pt_backing_attach(fring_req_t *req, struct pt_fs *fs, fring_ino_t nodeid,
 /* A counted open of nodeid ended (release, or its answer was not
  * delivered): the last one closes the backing id. */
 void pt_backing_detach(fring_req_t *req, fring_ino_t nodeid);
+
+/* ------------------------------------------------------------------ */
+/* guard.c: the daemon never waits on its own mount */
+
+/* Before mounting: -ELOOP (said why on stderr) if mnt is below the source
+ * (in any spelling: the source's dev and inode are compared with those of
+ * every ancestor of mnt); the source itself is allowed. Sets fs->mnt_abs. */
+int pt_check_mountpoint(struct pt_fs *fs, const char *mnt);
+/* After mounting, before serving: learns fs->own_dev. */
+void pt_learn_own_dev(struct pt_fs *fs);
+/* fd (any descriptor, O_PATH too) is of the daemon's own mount; asks
+ * nothing of that mount. */
+bool pt_is_own(struct pt_fs *fs, int fd);
+/* openat() of one name of the source, failing ELOOP where the name leads
+ * into the daemon's own mount (a bind mount of it inside the source), with
+ * nothing asked of that mount. -1 and errno as openat(). */
+int pt_openat(struct pt_fs *fs, int dirfd, const char *name, int flags,
+	      mode_t mode);
 
 /* ------------------------------------------------------------------ */
 /* fault.c: backing store faults (-Dfault_injection=true builds) */
@@ -212,16 +234,16 @@ void pt_inode_forget(struct pt_fs *fs, fring_ino_t nodeid, uint64_t nlookup);
 fring_ino_t pt_nodeid_of(struct pt_fs *fs, dev_t dev, ino_t ino);
 
 /* Looks name up in parent: a counted lookup, e filled. fresh: the inode
- * was just created by this request (see pt_stat_new()). 0 or -errno. */
-int pt_lookup_name(struct pt_fs *fs, struct pt_inode *parent,
-		   const char *name, bool fresh, struct fring_entry *e);
+ * was just created by this request (see pt_stat_new()). 0 or -errno;
+ * -ELOOP where name leads into the daemon's own mount (pt_openat()). */
+int pt_lookup_name(struct pt_fs *fs, struct pt_inode *parent, const char *name,
+		   bool fresh, struct fring_entry *e);
 
 /* cache=auto bookkeeping: true if the file st describes is unchanged since
  * the last call (or pt_inode_saw()); records st either way. */
 bool pt_inode_unchanged(struct pt_fs *fs, struct pt_inode *in,
 			const struct stat *st);
-void pt_inode_saw(struct pt_fs *fs, struct pt_inode *in,
-		  const struct stat *st);
+void pt_inode_saw(struct pt_fs *fs, struct pt_inode *in, const struct stat *st);
 
 /* ------------------------------------------------------------------ */
 /* creds.c: the caller's fsuid/fsgid for create operations; set-id bits */
@@ -252,6 +274,10 @@ static inline const char *pt_procpath(struct pt_procpath *p, int fd)
 	return p->s;
 }
 
+/* Removes name from dirfd (unlinkat flags) if it still is the inode (dev,
+ * ino): a create that failed after making it takes it back this way, and
+ * never a name somebody else put there since. True if removed. */
+bool pt_unlink_if(int dirfd, const char *name, dev_t dev, ino_t ino, int flags);
 /* The attributes of the source inode behind fd, with st_ino = nodeid. */
 int pt_stat_fd(int fd, fring_ino_t nodeid, struct stat *st);
 /* The attributes of an inode this request just created, without marking
@@ -260,13 +286,13 @@ int pt_stat_new(int fd, struct stat *st);
 
 /* In a handler: the inode of a node id with a reference, or answer ESTALE
  * (an id this filesystem does not know, or no longer) and return. */
-#define PT_GET_OR_STALE(in, fs, req, id)                        \
-	do {                                                    \
-		(in) = pt_inode_get((fs), (id));                \
-		if (!(in)) {                                    \
-			fring_reply_err((req), ESTALE);         \
-			return;                                 \
-		}                                               \
+#define PT_GET_OR_STALE(in, fs, req, id)                                       \
+	do {                                                                   \
+		(in) = pt_inode_get((fs), (id));                               \
+		if (!(in)) {                                                   \
+			fring_reply_err((req), ESTALE);                        \
+			return;                                                \
+		}                                                              \
 	} while (0)
 
 /* Handle of an open directory. */

@@ -72,8 +72,12 @@ static int scan_dir(struct rfs_catalog *cat, uint32_t idx, int dirfd)
 		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue; /* gone since listed */
 		/* Files and directories only: the smallest catalog that
-		 * shows the point; symlinks and devices are left out. */
-		if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		 * shows the point; symlinks and devices are left out. So is
+		 * whatever another filesystem mounted below SOURCE holds:
+		 * the "remote" is one store, and a read never leaves it
+		 * (workers.c), so none can reach this very mount. */
+		if ((!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) ||
+		    st.st_dev != cat->nodes[0].st.st_dev)
 			continue;
 		if (snprintf(path, sizeof(path), "%s/%s", cat->nodes[idx].path,
 			     de->d_name) >= (int)sizeof(path)) {

@@ -6,15 +6,18 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "remotefs.h"
 
 struct rfs_fs {
 	const char *source;
+	const char *mountpoint; /* the last argument, as fring_main sees it */
 	struct rfs_catalog cat;
 	struct rfs_pool pool;
 	unsigned workers;
@@ -80,18 +83,87 @@ static int rfs_arg(void *userdata, const char *arg)
 		return err;
 	}
 	fs->source = arg;
+	fs->pool.dev = fs->cat.nodes[0].st.st_dev;
 	return 0;
+}
+
+/*
+ * How many levels below SOURCE the mountpoint is (0: not below it, or it
+ * is SOURCE itself), in any spelling of either path (symlinks, "..", a
+ * bind mount of SOURCE): the source's (st_dev, st_ino) against those of
+ * every ancestor of the mountpoint, walking ".." up through mounts.
+ */
+static unsigned levels_below_source(const struct rfs_fs *fs)
+{
+	const struct stat *src = &fs->cat.nodes[0].st;
+	struct stat st, up;
+	unsigned depth = 0, found = 0;
+	int fd = open(fs->mountpoint, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	while (fd >= 0 && !found && fstat(fd, &st) == 0) {
+		int parent = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+		if (depth && st.st_dev == src->st_dev &&
+		    st.st_ino == src->st_ino)
+			found = depth;
+		close(fd);
+		fd = parent;
+		if (fd < 0 || fstat(fd, &up) < 0 ||
+		    (up.st_dev == st.st_dev && up.st_ino == st.st_ino))
+			break; /* at the root, whose ".." is itself */
+		depth++;
+	}
+	if (fd >= 0)
+		close(fd);
+	return found;
 }
 
 static int rfs_check(void *userdata)
 {
 	struct rfs_fs *fs = userdata;
+	unsigned depth;
 
-	if (fs->source)
-		return 0;
-	fprintf(stderr, "remotefs: no SOURCE given (remotefs [options] SOURCE "
-			"MOUNTPOINT)\n");
-	return -EINVAL;
+	if (!fs->source) {
+		fprintf(stderr, "remotefs: no SOURCE given (remotefs [options] "
+				"SOURCE MOUNTPOINT)\n");
+		return -EINVAL;
+	}
+	/* Reads never leave SOURCE's filesystem (workers.c), so this one
+	 * could not hang; it is refused as passthrough refuses it, whose
+	 * lookups would (doc/operations.md, "Hazards"). */
+	depth = fs->mountpoint ? levels_below_source(fs) : 0;
+	if (depth) {
+		fprintf(stderr,
+			"remotefs: MOUNTPOINT %s is inside SOURCE %s (%u "
+			"level%s below it); choose a mountpoint outside the "
+			"source (or the source itself)\n",
+			fs->mountpoint, fs->source, depth,
+			depth == 1 ? "" : "s");
+		return -ELOOP;
+	}
+	return 0;
+}
+
+/* The last positional argument of the command line (fring_main_ext()'s
+ * mountpoint), or NULL. */
+static const char *last_positional(int argc, char *argv[])
+{
+	const char *last = NULL;
+	bool options_done = false;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!options_done && a[0] == '-' && a[1]) {
+			if (!strcmp(a, "--"))
+				options_done = true;
+			else if (!strcmp(a, "-o"))
+				i++;
+			continue;
+		}
+		last = a;
+	}
+	return last;
 }
 
 static void rfs_init(void *userdata, struct fring_conn *conn)
@@ -234,8 +306,11 @@ int main(int argc, char *argv[])
 		/* the kernel answers EROFS to every change, before asking */
 		.default_opts = "ro,fsname=remotefs",
 	};
-	int status = fring_main_ext(argc, argv, &rfs_ops, sizeof(rfs_ops), &fs,
-				    &hooks);
+	int status;
+
+	fs.mountpoint = last_positional(argc, argv);
+	status = fring_main_ext(argc, argv, &rfs_ops, sizeof(rfs_ops), &fs,
+				&hooks);
 
 	rfs_catalog_free(&fs.cat);
 	if (fs.pool.rootfd >= 0)

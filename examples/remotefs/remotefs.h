@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <fring/fring.h>
 
@@ -49,6 +50,7 @@ struct rfs_job {
 
 struct rfs_pool {
 	int rootfd;	     /* the "remote": SOURCE */
+	dev_t dev;	     /* its filesystem, the only one read */
 	unsigned latency_ms; /* added to every request, as a network would */
 	unsigned nworkers;   /* 0 until started: then jobs run inline */
 	pthread_t *threads;

@@ -8,11 +8,50 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "remotefs.h"
+
+/*
+ * The file of a catalog path, or -1 and errno. The walk never leaves
+ * SOURCE's filesystem (openat2 RESOLVE_NO_XDEV): a mount that came onto
+ * the path since the scan, this very one bound inside SOURCE say, answers
+ * ESTALE (the catalog's file is not there any more), where following it
+ * would have this thread wait for a READ of its own (doc/operations.md,
+ * "Hazards"). Before Linux 5.6 (no openat2), a file found on another
+ * filesystem is refused the same way, before it is read; looking at it
+ * (statx AT_STATX_DONT_SYNC, empty mask) asks nothing of that filesystem.
+ */
+static int open_remote(struct rfs_pool *pool, const char *path)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_CLOEXEC,
+		.resolve = RESOLVE_NO_XDEV,
+	};
+	struct statx sx;
+	int fd = (int)syscall(SYS_openat2, pool->rootfd, path, &how,
+			      sizeof(how));
+
+	if (fd < 0 && errno == EXDEV)
+		errno = ESTALE;
+	if (fd >= 0 || errno != ENOSYS)
+		return fd;
+	fd = openat(pool->rootfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 &&
+	    (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, 0, &sx) < 0 ||
+	     makedev(sx.stx_dev_major, sx.stx_dev_minor) != pool->dev)) {
+		close(fd);
+		errno = ESTALE;
+		return -1;
+	}
+	return fd;
+}
 
 /* One range request, "GET path bytes=off-(off+size-1)": stateless, as over
  * HTTP, so no descriptor is kept between requests. buf grows to the
@@ -38,7 +77,7 @@ static void serve(struct rfs_pool *pool, struct rfs_job *job, char **buf,
 		*buf = b;
 		*cap = job->size;
 	}
-	fd = openat(pool->rootfd, job->path, O_RDONLY | O_CLOEXEC);
+	fd = open_remote(pool, job->path);
 	if (fd >= 0) {
 		n = pread(fd, *buf, job->size, job->off);
 		if (n < 0)

@@ -26,9 +26,27 @@ threads_of() { ls "/proc/$1/task" 2>/dev/null | wc -l; }
 # What a client gets from the mount now. Not a stat of the mountpoint: the
 # kernel answers that from attributes cached for attr_timeout (1 s) without
 # asking the dead connection (fuse_getattr); a name no client looked up on
-# this mount must go to it (LOOKUP).
-# shellcheck disable=SC2069  # (its stderr is the answer, stdout is not wanted)
-probe() { stat "$MNT/enotconn-probe" 2>&1 >/dev/null; }
+# this mount must go to it (LOOKUP). Bounded: a mount that hangs says so.
+probe() {
+	local out rc
+	# shellcheck disable=SC2069  # (its stderr is the answer, stdout is not wanted)
+	out=$(timeout -k 2 "$T" stat "$MNT/enotconn-probe-$RANDOM" 2>&1 >/dev/null) && rc=0 || rc=$?
+	case $rc in
+	0) echo "(stat worked: the mount still serves)" ;;
+	124 | 137 | 143) echo "(no answer within $T s: the mount hangs)" ;;
+	*) echo "$out" ;;
+	esac
+}
+# What the kernel legitimately answers a client of a mount whose daemon is
+# gone: ENOTCONN once the connection is dead; on the ring transports a
+# request in flight, or queued on a ring, when the daemon died ends with
+# ECONNABORTED ("Software caused connection abort") while the kernel tears
+# the rings down after the process (io_uring's exit work); an aborted ring
+# entry with ECANCELED; ECONNREFUSED after a failed INIT.
+DEAD_RE='Transport endpoint is not connected|Software caused connection abort|Operation canceled|Connection refused'
+# ERR (a client's stderr): it names a dead connection. A command that worked
+# or hung (probe's words for them) does not.
+dead_answer() { grep -Eq "$DEAD_RE" <<<"$1"; }
 # The fusectl directory of the connection mounted at MNT.
 fusectl() {
 	is_mounted /sys/fs/fuse/connections || mount -t fusectl none /sys/fs/fuse/connections 2>/dev/null

@@ -64,8 +64,8 @@ trap cleanup EXIT
 start() { # NAME
 	"$FS" -f -o "transport=$TRANSPORT" --stats-file="$TMP/$1.stats" "${fs_args[@]}" "$MNT" >"$TMP/$1.log" 2>&1 &
 	pid=$!
-	for _ in $(seq 200); do mounted && return 0; sleep 0.05; done
-	return 1
+	# up to T (not a fixed 10 s: a loaded machine), less if it died
+	mount_wait "$pid"
 }
 # Clients that read and write until they get an error; each is bounded.
 load() {
@@ -116,7 +116,7 @@ if start a; then
 		# fail cleanly and unmount
 		if mounted; then
 			err=$(probe)
-			[[ $err == *"not connected"* ]] && ok a.enotconn || fail a.enotconn "stat said: $err"
+			dead_answer "$err" && ok a.enotconn || fail a.enotconn "stat said: $err"
 			umount "$MNT" && ok a.umount || fail a.umount "umount failed"
 		else
 			ok a.daemon_unmounted
@@ -157,10 +157,10 @@ if start c; then
 	pid=
 	load_ends c
 	err=$(probe)
-	[[ $err == *"not connected"* ]] && ok c.enotconn || fail c.enotconn "stat said: $err"
+	dead_answer "$err" && ok c.enotconn || fail c.enotconn "stat said: $err"
 	umount "$MNT" && ok c.umount || fail c.umount "umount of the dead mount failed"
 	if start c2; then
-		echo again >"$MNT/x" && [[ $(cat "$MNT/x") == again ]] && ok c.remount_works || fail c.remount_works "I/O on the new mount failed"
+		timeout "$T" sh -c "echo again >'$MNT/x'" && [[ $(timeout "$T" cat "$MNT/x") == again ]] && ok c.remount_works || fail c.remount_works "I/O on the new mount failed"
 		umount "$MNT"
 		gone "$pid" && ok c.remount_exits || fail c.remount_exits "daemon did not exit after umount"
 		wait "$pid"; pid=

@@ -79,14 +79,12 @@ start() { # NAME
 	[[ -n $old_param ]] && echo Y >"$PARAM"
 	"$FS" -f -o "transport=$TRANSPORT" --stats-file="$TMP/$1.stats" "$SRC" "$MNT" >"$TMP/$1.log" 2>&1 &
 	pid=$!
-	for _ in $(seq 200); do
-		if mounted; then
-			conn=$(fusectl)
-			return 0
-		fi
-		sleep 0.05
-	done
-	fail "$1.mount" "did not mount"
+	# up to T (not a fixed 10 s: a loaded machine), less if it died
+	if mount_wait "$pid"; then
+		conn=$(fusectl)
+		return 0
+	fi
+	fail "$1.mount" "did not mount within $T s"
 	cat "$TMP/$1.log"
 	return 1
 }
