@@ -202,7 +202,7 @@ struct fring_session {
 	bool no_open, no_opendir;
 	uint64_t splice; /* FUSE_SPLICE_* granted at INIT (dev only) */
 	enum fring_transport transport;
-	char reason[512];
+	char reason[768];
 	unsigned nqueues;
 	struct fring_queue *queues;
 	struct fring_queue *side; /* ring mode: the /dev/fuse side channel */
@@ -331,7 +331,7 @@ struct ladder_probe {
 	/* out: the answer */
 	enum fring_transport transport; /* the rung, unless refused */
 	int refused; /* 0, or the -errno the mount or INIT fails with */
-	char reason[512];
+	char reason[768];
 	char ineffective[1024]; /* options the rung ignores, one a line */
 };
 FRING_HIDDEN void ladder_probe(const struct fring_config *cfg,

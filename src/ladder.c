@@ -42,8 +42,7 @@ static bool pinned(enum fring_transport t)
 }
 
 #define NO_SYS_ADMIN                                                           \
-	"no CAP_SYS_ADMIN (the kernel lets only it put client pages in a "     \
-	"server's io_uring)"
+	"no CAP_SYS_ADMIN (only it may put client pages in the ring)"
 
 /*
  * Before mounting, what the ring rungs will allocate and pin, so an
@@ -59,13 +58,13 @@ static void memory_report(const struct fring_session *se,
 	fr_info("memory: %u queues x %u entries, up to %zu KiB a request: "
 		"uring %zu KiB of entry buffers; bufpool %zu KiB of pools; "
 		"bufpool-registered and zerocopy the same pools, pinned; "
-		"io_uring charges %zu KiB for %u ring%s of %u entries, plus "
-		"the pinned pools, to RLIMIT_MEMLOCK (%s%s)",
+		"RLIMIT_MEMLOCK %s%s: io_uring charges the pinned pools to it, "
+		"and some kernels %zu KiB for %u ring%s of %u entries",
 		z->queues, se->cfg.queue_depth, z->payload / 1024,
-		z->entries / 1024, z->pools / 1024, z->plan.locked / 1024,
-		z->plan.nthreads, z->plan.nthreads == 1 ? "" : "s",
-		z->plan.entries, lim,
-		ml->charged ? "" : "; CAP_IPC_LOCK: nothing charged");
+		z->entries / 1024, z->pools / 1024, lim,
+		ml->charged ? "" : " (CAP_IPC_LOCK: nothing charged)",
+		z->plan.locked / 1024, z->plan.nthreads,
+		z->plan.nthreads == 1 ? "" : "s", z->plan.entries);
 }
 
 /* An explicit transport refused before mounting: the reason is kept (the
@@ -81,7 +80,7 @@ static int refuse(struct fring_session *se, int err, const char *why)
 int ladder_precheck(struct fring_session *se)
 {
 	enum fring_transport t = se->cfg.transport;
-	char why[WHY_LEN + 32], ml_why[WHY_LEN];
+	char why[WHY_LEN];
 	struct ring_sizes z;
 	struct memlock ml;
 	int en;
@@ -101,18 +100,12 @@ int ladder_precheck(struct fring_session *se)
 		snprintf(why, sizeof(why), "uring: %s", uring_off(en));
 		return refuse(se, -EOPNOTSUPP, why);
 	}
+	/* RLIMIT_MEMLOCK is weighed at INIT: the pools' size is known only
+	 * then (the filesystem's init may change the payload), and whether
+	 * the rings are charged only the kernel says */
 	ladder_sizes(se, 0, &z);
 	memlock_get(&ml);
 	memory_report(se, &z, &ml);
-	/* The rings are known now; the pools only at INIT (the filesystem's
-	 * init may change the payload), where they are weighed exactly. */
-	if (!memlock_fits(&ml, rung_locked(&z, FRING_TRANSPORT_URING))) {
-		memlock_why(ml_why, sizeof(ml_why), se, &ml,
-			    FRING_TRANSPORT_URING, &z);
-		snprintf(why, sizeof(why), "%s: %s", fring_transport_name(t),
-			 ml_why);
-		return refuse(se, -ENOMEM, why);
-	}
 	return 0;
 }
 
@@ -162,8 +155,8 @@ static void rung_whys(const struct fring_session *se,
 		if (failed->why[r][0]) {
 			memcpy(v->why[r], failed->why[r], WHY_LEN);
 			v->err[r] = failed->err[r];
-		} else if (!memlock_fits(ml, rung_locked(z, r))) {
-			memlock_why(v->why[r], WHY_LEN, se, ml, r, z);
+		} else if (!memlock_fits(ml, rung_pinned(z, r))) {
+			pools_why(v->why[r], WHY_LEN, se, ml, r, z);
 		}
 	}
 }
@@ -295,11 +288,11 @@ int ladder_settle(struct fring_session *se,
 		 * next pass): both pinned rungs pin the same pools, so their
 		 * ENOMEM (RLIMIT_MEMLOCK, or memory) leaves bufpool; anything
 		 * else failed in what every ring rung needs, leaving dev. */
-		build_why(failed.why[t], WHY_LEN, ret, &ml, t, &z);
+		build_why(failed.why[t], WHY_LEN, ret, se, &ml, t, &z);
 		failed.err[t] = ret;
 		for (int r = FRING_TRANSPORT_ZEROCOPY;
 		     r <= FRING_TRANSPORT_URING; r++) {
-			if (r == (int)t || failed.why[r][0] ||
+			if (r == (int)t || v.why[r][0] || failed.why[r][0] ||
 			    (ret == -ENOMEM && pinned(t) && !pinned(r)))
 				continue;
 			memcpy(failed.why[r], failed.why[t], WHY_LEN);

@@ -35,17 +35,24 @@ struct memlock {
 };
 FRING_HIDDEN void memlock_get(struct memlock *m);
 FRING_HIDDEN bool memlock_fits(const struct memlock *m, size_t need);
-/* What rung t charges: the rings, and the pools where they are registered. */
+/* What rung t can be charged: the rings (on kernels that charge them) and
+ * the pools where they are pinned; and what every kernel charges: the
+ * pinned pools. */
 FRING_HIDDEN size_t rung_locked(const struct ring_sizes *z,
 				enum fring_transport t);
-/* "RLIMIT_MEMLOCK is ...": the limit, what t needs, and what to do. */
-FRING_HIDDEN void memlock_why(char *buf, size_t len,
-			      const struct fring_session *se,
-			      const struct memlock *m, enum fring_transport t,
-			      const struct ring_sizes *z);
-/* Why building rung t failed with err: an ENOMEM explained when io_uring
- * charges this process (other processes of the uid share the limit). */
+FRING_HIDDEN size_t rung_pinned(const struct ring_sizes *z,
+				enum fring_transport t);
+/* "RLIMIT_MEMLOCK ... is below the ... io_uring pins for the pools": the
+ * limit, what t's pools need, and what to do. */
+FRING_HIDDEN void pools_why(char *buf, size_t len,
+			    const struct fring_session *se,
+			    const struct memlock *m, enum fring_transport t,
+			    const struct ring_sizes *z);
+/* Why building rung t failed with err: an ENOMEM explained with what
+ * io_uring can charge, the limit and what to do, when it charges this
+ * process. */
 FRING_HIDDEN void build_why(char *buf, size_t len, int err,
+			    const struct fring_session *se,
 			    const struct memlock *m, enum fring_transport t,
 			    const struct ring_sizes *z);
 /* "64 KiB", "unlimited" */

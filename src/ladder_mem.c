@@ -5,11 +5,14 @@
  * charges). One verdict for a mount and for fring-probe, and messages that
  * say what to change.
  *
- * The kernel's count is per user: every process of the uid draws on one
- * RLIMIT_MEMLOCK-sized budget, and what the others hold cannot be seen from
- * here. So a need above the limit is refused before the kernel is asked (it
- * would refuse it whatever the others hold); a need within it is left to
- * the kernel, whose ENOMEM is then explained (build_why()).
+ * What io_uring charges depends on the kernel: registered buffers always
+ * (the pinned pools), the rings on some kernels only (6.18 does, 7.3 does
+ * not; ring_mem.c). And the count is per user: every process of the uid
+ * draws on one RLIMIT_MEMLOCK-sized budget, and what the others hold
+ * cannot be seen from here. So only pinned pools above the limit are
+ * refused before the kernel is asked (every kernel would refuse them); the
+ * rest is left to the kernel, whose ENOMEM is then explained with the
+ * count (build_why()).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -122,7 +125,12 @@ size_t rung_locked(const struct ring_sizes *z, enum fring_transport t)
 {
 	if (t == FRING_TRANSPORT_AUTO || t == FRING_TRANSPORT_DEV)
 		return 0;
-	return z->plan.locked + (pinned(t) ? z->pool_locked : 0);
+	return z->plan.locked + rung_pinned(z, t);
+}
+
+size_t rung_pinned(const struct ring_sizes *z, enum fring_transport t)
+{
+	return pinned(t) ? z->pool_locked : 0;
 }
 
 static size_t kib_up(size_t bytes)
@@ -130,105 +138,119 @@ static size_t kib_up(size_t bytes)
 	return (bytes + 1023) / 1024;
 }
 
-/* The largest queue_depth below the configured one whose rung t fits, 0
- * if none does (the pools follow the depth unless pool_bufs is set). */
-static unsigned fitting_depth(const struct fring_session *se,
-			      const struct memlock *m, enum fring_transport t,
-			      const struct ring_sizes *z)
+/* What rung t would have charged at queue_depth d and pool_bufs b: the
+ * pools, and the rings where `rings`. */
+static size_t need_at(const struct fring_session *se,
+		      const struct ring_sizes *z, enum fring_transport t,
+		      bool rings, unsigned d, unsigned b)
 {
-	for (unsigned d = se->cfg.queue_depth; d-- > 1;) {
-		unsigned bufs = se->cfg.pool_bufs ? se->cfg.pool_bufs : d;
+	size_t need = 0;
+
+	if (rings) {
 		struct ring_plan p;
-		size_t need;
 
 		ring_plan(z->queues, se->cfg.threads, d, &p);
 		need = p.locked;
-		if (pinned(t))
-			need += z->queues *
-				ring_pool_locked_bytes(z->payload * bufs);
-		if (memlock_fits(m, need))
+	}
+	if (pinned(t))
+		need += z->queues * ring_pool_locked_bytes(z->payload * b);
+	return need;
+}
+
+/* The largest queue_depth below the configured one that fits, 0 if none
+ * does (the pools follow the depth unless pool_bufs is set). */
+static unsigned fitting_depth(const struct fring_session *se,
+			      const struct memlock *m, enum fring_transport t,
+			      const struct ring_sizes *z, bool rings)
+{
+	for (unsigned d = se->cfg.queue_depth; d-- > 1;)
+		if (memlock_fits(
+			    m,
+			    need_at(se, z, t, rings, d,
+				    se->cfg.pool_bufs ? se->cfg.pool_bufs : d)))
 			return d;
-	}
 	return 0;
 }
 
-/* The largest pool_bufs below the current one whose pinned rung fits. */
-static unsigned fitting_bufs(const struct memlock *m,
-			     const struct ring_sizes *z)
+/* The largest pool_bufs below the current one that fits, 0 if none. */
+static unsigned fitting_bufs(const struct fring_session *se,
+			     const struct memlock *m, enum fring_transport t,
+			     const struct ring_sizes *z, bool rings)
 {
-	for (unsigned b = z->pool_bufs; b-- > 1;) {
-		size_t need =
-			z->plan.locked +
-			z->queues * ring_pool_locked_bytes(z->payload * b);
-
-		if (memlock_fits(m, need))
+	for (unsigned b = z->pool_bufs; b-- > 1;)
+		if (memlock_fits(m, need_at(se, z, t, rings,
+					    se->cfg.queue_depth, b)))
 			return b;
-	}
 	return 0;
 }
 
-void memlock_why(char *buf, size_t len, const struct fring_session *se,
-		 const struct memlock *m, enum fring_transport t,
-		 const struct ring_sizes *z)
+/* ", or ..." naming a smaller setting that fits, or nothing */
+static void smaller(char *buf, size_t len, const struct fring_session *se,
+		    const struct memlock *m, enum fring_transport t,
+		    const struct ring_sizes *z, bool rings)
 {
-	size_t need = kib_up(rung_locked(z, t));
-	unsigned d = fitting_depth(se, m, t, z);
-	unsigned b = pinned(t) && !d ? fitting_bufs(m, z) : 0;
-	char lim[32], what[160], fix[96] = "";
+	unsigned v;
+
+	buf[0] = '\0';
+	if (pinned(t) && (v = fitting_bufs(se, m, t, z, rings)))
+		snprintf(buf, len,
+			 ", or fewer pool buffers (pool_bufs=%u fits)", v);
+	else if ((v = fitting_depth(se, m, t, z, rings)))
+		snprintf(buf, len, ", or a smaller queue_depth (%u fits)", v);
+	else if (pinned(t))
+		snprintf(buf, len,
+			 ", or smaller pools (pool_bufs=, max_write=)");
+}
+
+void pools_why(char *buf, size_t len, const struct fring_session *se,
+	       const struct memlock *m, enum fring_transport t,
+	       const struct ring_sizes *z)
+{
+	size_t need = kib_up(rung_pinned(z, t));
+	char lim[32], fix[80];
 
 	memlock_limit_str(m, lim, sizeof(lim));
-	if (pinned(t))
-		snprintf(what, sizeof(what),
-			 "%u ring%s of %u entries and %u registered pool%s of "
-			 "%zu KiB",
-			 z->plan.nthreads, z->plan.nthreads == 1 ? "" : "s",
-			 z->plan.entries, z->queues, z->queues == 1 ? "" : "s",
-			 kib_up(z->pool_locked / z->queues));
-	else
-		snprintf(what, sizeof(what), "%u ring%s of %u entries",
-			 z->plan.nthreads, z->plan.nthreads == 1 ? "" : "s",
-			 z->plan.entries);
-	if (d)
-		snprintf(fix, sizeof(fix),
-			 ", or a smaller queue_depth "
-			 "(queue_depth=%u fits)",
-			 d);
-	else if (b)
-		snprintf(fix, sizeof(fix),
-			 ", or fewer pool buffers "
-			 "(pool_bufs=%u fits)",
-			 b);
-	else if (pinned(t))
-		snprintf(fix, sizeof(fix),
-			 ", or smaller pools (pool_bufs=N, "
-			 "max_write=N)");
+	smaller(fix, sizeof(fix), se, m, t, z, false);
 	snprintf(buf, len,
-		 "RLIMIT_MEMLOCK %s is below the %zu KiB io_uring charges to "
-		 "it for %s (none with CAP_IPC_LOCK): raise it (ulimit "
-		 "-l %zu; LimitMEMLOCK=%zuK in a systemd unit)%s",
-		 lim, need, what, need, need, fix);
+		 "RLIMIT_MEMLOCK %s is below the %zu KiB io_uring pins for %u "
+		 "pool%s of %zu KiB (none with CAP_IPC_LOCK): raise it "
+		 "(ulimit -l %zu, LimitMEMLOCK=%zuK)%s",
+		 lim, need, z->queues, z->queues == 1 ? "" : "s",
+		 kib_up(z->pool_locked / z->queues), need, need, fix);
 }
 
-void build_why(char *buf, size_t len, int err, const struct memlock *m,
-	       enum fring_transport t, const struct ring_sizes *z)
+void build_why(char *buf, size_t len, int err, const struct fring_session *se,
+	       const struct memlock *m, enum fring_transport t,
+	       const struct ring_sizes *z)
 {
 	size_t need = kib_up(rung_locked(z, t));
-	char lim[32];
+	char lim[32], what[96], fix[80];
 
 	if (err != -ENOMEM || !m->charged || m->limit == ~0ULL) {
 		snprintf(buf, len, "io_uring setup failed (%s)",
 			 strerror(-err));
 		return;
 	}
-	/* The count above fitted the limit, or the kernel would not have
-	 * been asked: the rest is held by other processes of the uid (or
-	 * memory is short). */
 	memlock_limit_str(m, lim, sizeof(lim));
+	if (memlock_fits(m, rung_locked(z, t))) {
+		/* the count fits: the rest is held by other processes of the
+		 * uid, or memory is short */
+		snprintf(buf, len,
+			 "io_uring setup failed (%s): io_uring can charge %zu "
+			 "KiB here to RLIMIT_MEMLOCK %s, which all processes "
+			 "of uid %u share (others may hold the rest), unless "
+			 "memory is short: raise it (ulimit -l, "
+			 "LimitMEMLOCK=) or a smaller queue_depth",
+			 strerror(-err), need, lim, (unsigned)getuid());
+		return;
+	}
+	snprintf(what, sizeof(what), "%u ring%s of %u entries%s",
+		 z->plan.nthreads, z->plan.nthreads == 1 ? "" : "s",
+		 z->plan.entries, pinned(t) ? " and the pinned pools" : "");
+	smaller(fix, sizeof(fix), se, m, t, z, true);
 	snprintf(buf, len,
-		 "io_uring setup failed (%s): io_uring charges its %zu KiB "
-		 "here to RLIMIT_MEMLOCK %s, which every process of uid %u "
-		 "shares (those using io_uring already hold part of it), "
-		 "unless the memory is short: raise it (ulimit -l; "
-		 "LimitMEMLOCK= in a systemd unit), or a smaller queue_depth",
-		 strerror(-err), need, lim, (unsigned)getuid());
+		 "io_uring setup failed (%s): RLIMIT_MEMLOCK %s is below the "
+		 "%zu KiB io_uring can charge to it here (%s; none with "
+		 "CAP_IPC_LOCK): raise it (ulimit -l %zu, LimitMEMLOCK=%zuK)%s",
+		 strerror(-err), lim, need, what, need, need, fix);
 }

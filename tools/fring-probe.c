@@ -234,23 +234,19 @@ static void print_memory(const struct facts *f, const struct ladder_probe *p)
 		printf("CAP_IPC_LOCK    only in a user namespace: io_uring "
 		       "charges RLIMIT_MEMLOCK all the same\n");
 	else
-		printf("CAP_IPC_LOCK    no: io_uring charges its rings and "
-		       "registered pools to RLIMIT_MEMLOCK\n");
+		printf("CAP_IPC_LOCK    no: io_uring charges registered pools "
+		       "(and on some kernels its rings) to RLIMIT_MEMLOCK\n");
 	if (p->memlock == ~0ULL)
 		printf("RLIMIT_MEMLOCK  unlimited");
 	else
 		printf("RLIMIT_MEMLOCK  %llu KiB", p->memlock / 1024);
-	printf("; the rings take %zu KiB (%u of %u entries each), registered "
-	       "pools "
-	       "%zu KiB more%s\n",
-	       p->ring_locked / 1024, p->nthreads, p->ring_entries,
+	printf("; registered pools would pin %zu KiB%s; some kernels (6.18) "
+	       "charge the rings too: %zu KiB (%u rings of %u entries)\n",
 	       p->pool_locked / 1024,
-	       !p->memlock_charged || p->memlock == ~0ULL ? " (not limited)"
-	       : p->memlock < p->ring_locked ? " (too much even for "
-					       "the rings)"
-	       : p->memlock < p->ring_locked + p->pool_locked
-		       ? " (too much for the pools)"
-		       : "");
+	       !p->memlock_charged || p->memlock == ~0ULL ? ""
+	       : p->memlock < p->pool_locked		  ? " (too much)"
+							  : "",
+	       p->ring_locked / 1024, p->nthreads, p->ring_entries);
 	printf("queues          %u (one per possible CPU: %s), %u ring "
 	       "thread%s\n",
 	       p->queues, f->possible[0] ? f->possible : "?", p->nthreads,

@@ -124,51 +124,101 @@ PY
 memlock_opts() {
 	if [[ $(ncpus) -gt 1 ]]; then echo queue_depth=64; else echo queue_depth=256; fi
 }
+# Does this kernel charge io_uring's rings to RLIMIT_MEMLOCK (6.18 does,
+# 7.3 does not)? "yes", "no", or "unknown" (no python3 to ask it).
+rings_charged() {
+	local out
+	command -v python3 >/dev/null || { echo unknown; return; }
+	out=$( (fresh_exec "$(fresh_uid 90)" 0 bash -c "$(declare -f kernel_rings); kernel_rings 16 1") 2>&1)
+	case $out in
+	ENOMEM) echo yes ;;
+	ok) echo no ;;
+	*) echo unknown ;;
+	esac
+}
+# run_bg COMMAND...: a daemon that may mount or fail (DPID, DLOG as
+# start_daemon); settled: it said its mount line, or it is gone
+run_bg() {
+	n_started=$((n_started + 1))
+	DLOG=$D/log.$n_started
+	"$@" >"$DLOG" 2>&1 &
+	DPID=$!
+	DPIDS+=("$DPID")
+}
+settled() { grep -q 'mounted .*, transport ' "$DLOG" || dead "$DPID"; }
 
 case_memlock_user() {
 	have_setpriv || { skip "" "no setpriv, or nobody cannot run $MEMFS"; return; }
-	local o out rc pout prc t
+	local o t want charged pt asked out
 	o=$(memlock_opts)
+	charged=$(rings_charged)
+	echo "# does the kernel charge io_uring's rings to RLIMIT_MEMLOCK: $charged"
 	mkdir -p "$D/m"
 	chown $NOBODY:$NOBODY "$D/m"
 	trap 'fuse_restore; edges_cleanup' EXIT
-	if [[ $TRANSPORT == uring ]]; then
-		# asked for: refused before anything is mounted (no /dev/fuse
-		# needed), naming the limit, the need and the remedies
-		out=$( (nobody_exec 64 timeout "$T" "$MEMFS" -f -o "transport=uring,$o" "$D/m") 2>&1)
-		rc=$?
-		check refused "expected a non-zero exit, got $rc: $out" [ "$rc" -ne 0 ]
-		check nothing_mounted "a mount at $D/m" eval '! is_mounted "$D/m"'
-		check names_limit "got: $out" \
-			grep -qE 'transport=uring refused: .*RLIMIT_MEMLOCK 64 KiB is below the [0-9]+ KiB io_uring charges' <<<"$out"
-		check says_what_to_do "got: $out" \
-			grep -qE 'ulimit -l [0-9]+; LimitMEMLOCK=[0-9]+K.*queue_depth=[0-9]+ fits' <<<"$out"
-		pout=$( (nobody_exec 64 "$PROBE" -o "transport=uring,$o") 2>&1)
-		prc=$?
-		echo "$pout" >"$D/probe"
-		check probe_agrees "fring-probe exited $prc, said: $(grep '^transport=uring' "$D/probe")" \
-			eval '[ "$prc" = 1 ] && grep -qE "^transport=uring -> refused: uring: RLIMIT_MEMLOCK 64 KiB is below" "$D/probe"'
+	# uring: asked for; dev: auto, which the ladder may pass over to dev
+	asked=uring
+	[[ $TRANSPORT == uring ]] || asked=auto
+	fuse_for_nobody
+	run_bg nobody_exec 64 "$MEMFS" -f -o "transport=$asked,$o" "$D/m"
+	wait_for "$T" settled
+	fuse_restore
+	t=$(transport_of "$DLOG")
+	(nobody_exec 64 "$PROBE" -o "$([[ $asked == uring ]] && echo "transport=uring,")$o") >"$D/probe" 2>&1
+	pt=$(transport_in_probe "$D/probe" "$asked")
+	if [[ $asked == uring ]]; then
+		if [[ -n $t ]]; then want=uring; else want=refused; fi
+		check probe_agrees "the mount: ${t:-refused}; fring-probe: $(grep '^transport=uring' "$D/probe")" [ "$pt" = "$want" ]
+	else
+		check probe_agrees "the mount: ${t:-none}; fring-probe: $(grep '^transport=auto' "$D/probe")" [ "$pt" = "$t" ]
+	fi
+	if ! uring_on; then
+		# no FUSE-over-io_uring: refused, or dev, for that reason
+		if [[ $asked == uring ]]; then
+			check refused_enable_uring "log: $(cat "$DLOG")" grep -q 'refused: uring: enable_uring=N' "$DLOG"
+		else
+			check transport "mount line: $(grep mounted "$DLOG")" [ "$t" = dev ]
+		fi
 		return
 	fi
-	# dev: auto is passed over to dev through fusermount3, and says why
-	fuse_for_nobody
-	up "$D/m" nobody_exec 64 "$MEMFS" -f -o "transport=auto,$o" "$D/m"
-	rc=$?
-	fuse_restore
-	[[ $rc == 0 ]] || { fail mounted "memfs did not mount as nobody: $(cat "$DLOG")"; return; }
-	t=$(transport_of "$DLOG")
-	check transport "mount line: $(grep mounted "$DLOG")" [ "$t" = dev ]
-	(nobody_exec 64 "$PROBE" -o "$o") >"$D/probe" 2>&1
-	check probe_agrees "mounted on $t, fring-probe says: $(grep '^transport=auto' "$D/probe")" \
-		[ "$(transport_in_probe "$D/probe" auto)" = "$t" ]
-	if uring_on; then
-		check names_limit "mount line: $(grep mounted "$DLOG")" \
-			grep -qE 'transport dev \(.*not uring: RLIMIT_MEMLOCK 64 KiB is below the [0-9]+ KiB .*ulimit -l [0-9]+' "$DLOG"
-		check probe_names_limit "$(grep '^transport=auto' "$D/probe")" \
-			grep -qE '^transport=auto -> dev \(.*not uring: RLIMIT_MEMLOCK 64 KiB' "$D/probe"
+	if [[ $charged == unknown ]]; then
+		# no python3 to ask the kernel: what the mount did says it
+		# (and fring-probe agreed with it, above)
+		if [[ -n $t && ($asked == uring || $t != dev) ]]; then charged=no; else charged=yes; fi
 	fi
-	out=$( (nobody_exec 64 sh -c "echo hi >'$D/m/f' && cat '$D/m/f'") 2>&1)
-	check serves "got: $out" [ "$out" = hi ]
+	if [[ $charged == no ]]; then
+		# the kernel takes the rings (7.3): nothing to refuse...
+		if [[ $asked == uring ]]; then
+			check kernel_takes_it "log: $(cat "$DLOG")" [ "$t" = uring ]
+		else
+			check kernel_takes_it "log: $(cat "$DLOG")" eval '[ -n "$t" ] && [ "$t" != dev ]'
+		fi
+		# ... but the pinned pools, where the kernel has them (7.46)
+		if [[ $asked == auto ]] && grep -q 'kernel ABI 7\.4[0-5]' "$D/probe"; then
+			return
+		fi
+		[[ $asked == auto ]] &&
+			check pools_named "mount line: $(grep mounted "$DLOG")" \
+				grep -qE 'not bufpool-registered: RLIMIT_MEMLOCK 64 KiB is below the [0-9]+ KiB io_uring pins for [0-9]+ pools?.*pool_bufs=' "$DLOG"
+		return
+	fi
+	if [[ $asked == uring ]]; then
+		check refused "log: $(cat "$DLOG")" eval '[ -z "$t" ] && wait_gone "$DPID" && [ "$(status_of "$DPID")" != 0 ]'
+		check names_limit "log: $(cat "$DLOG")" \
+			grep -qE 'transport=uring refused: .*RLIMIT_MEMLOCK 64 KiB is below the [0-9]+ KiB io_uring can charge' "$DLOG"
+		check probe_names_limit "$(grep '^transport=uring' "$D/probe")" \
+			grep -qE '^transport=uring -> refused: uring: .*RLIMIT_MEMLOCK 64 KiB is below' "$D/probe"
+		wait_for "$T" eval '! is_mounted "$D/m"'
+		check unmounted "a mount at $D/m" eval '! is_mounted "$D/m"'
+	else
+		check transport "mount line: $(grep mounted "$DLOG")" [ "$t" = dev ]
+		check names_limit "mount line: $(grep mounted "$DLOG")" \
+			grep -qE 'transport dev \(.*not (bufpool, )?uring: .*RLIMIT_MEMLOCK 64 KiB is below the [0-9]+ KiB' "$DLOG"
+		out=$( (nobody_exec 64 sh -c "echo hi >'$D/m/f' && cat '$D/m/f'") 2>&1)
+		check serves "got: $out" [ "$out" = hi ]
+	fi
+	check says_what_to_do "log: $(cat "$DLOG")" \
+		grep -qE 'ulimit -l [0-9]+, LimitMEMLOCK=[0-9]+K\), or a smaller queue_depth \([0-9]+ fits\)' "$DLOG"
 }
 
 case_memlock_exact() {
@@ -180,46 +230,52 @@ case_memlock_exact() {
 		check dev_unlimited "mount line: $(grep mounted "$DLOG")" ran_on_transport "$DLOG"
 		return
 	fi
-	local o=queue_depth=64 need kib out rc n e want
-	# what the library counts (as root: nothing is charged to it), and
-	# the same from io_uring's rings_size(): per ring the SQ/CQ rings
-	# (64-byte head, 2 x 16-byte CQEs and a 4-byte SQ slot an entry) and
-	# 128-byte SQEs, each page-aligned
+	local o=queue_depth=64 need kib out n e want below t
+	# what the library counts for the rings, and the same from io_uring's
+	# rings_size(): per ring the SQ/CQ rings (64-byte head, 2 x 16-byte
+	# CQEs and a 4-byte SQ slot an entry) and 128-byte SQEs, each
+	# page-aligned
 	need=$("$PROBE" --json -o "transport=uring,$o" | sed -n 's/.*"ring_locked_bytes":\([0-9]*\).*/\1/p')
+	[[ $need =~ ^[0-9]+$ && $need -gt 4096 ]] || { fail count "fring-probe --json: no ring_locked_bytes"; return; }
 	n=$(ncpus)
 	e=16
 	while ((e < 64 * 2 + 8)); do e=$((e * 2)); done
 	want=$((n * ((((64 + 32 * e + 63) / 64 * 64 + 4 * e + 4095) / 4096) + (128 * e + 4095) / 4096) * 4096))
-	if [[ $(getconf PAGESIZE) == 4096 ]]; then
+	if [[ $(getconf PAGESIZE 2>/dev/null) == 4096 ]]; then
 		check count_is_rings_size "library: $need bytes, rings_size(): $want" [ "$need" = "$want" ]
 	fi
-	[[ $need =~ ^[0-9]+$ && $need -gt 4096 ]] || { fail count "fring-probe --json: no ring_locked_bytes"; return; }
 	kib=$((need / 1024))
 	# at exactly the count: the kernel takes the rings
 	up "$D/m" fresh_exec "$(fresh_uid 2)" "$kib" "$MEMFS" -f -o "transport=uring,$o" "$D/m" ||
 		{ fail at_count "did not mount under ulimit -l $kib: $(cat "$DLOG")"; return; }
 	check at_count "mount line: $(grep mounted "$DLOG")" [ "$(transport_of "$DLOG")" = uring ]
-	# 4 KiB less: refused before mounting, with the numbers
-	out=$( (fresh_exec "$(fresh_uid 3)" $((kib - 4)) timeout "$T" "$MEMFS" -f -o "transport=uring,$o" "$D/m2") 2>&1)
-	rc=$?
-	check below_refused "exit $rc: $out" \
-		eval '[ "$rc" -ne 0 ] && grep -q "RLIMIT_MEMLOCK $((kib - 4)) KiB is below the $kib KiB" <<<"$out"'
-	# ... as fring-probe says, for both limits
-	(fresh_exec "$(fresh_uid 4)" $((kib - 4)) "$PROBE" -o "transport=uring,$o") >"$D/probe.below" 2>&1
-	check probe_below "$(grep '^transport=uring' "$D/probe.below")" \
-		grep -q '^transport=uring -> refused: uring: RLIMIT_MEMLOCK' "$D/probe.below"
 	(fresh_exec "$(fresh_uid 5)" "$kib" "$PROBE" -o "transport=uring,$o") >"$D/probe.at" 2>&1
 	check probe_at "$(grep '^transport=uring' "$D/probe.at")" \
 		[ "$(transport_in_probe "$D/probe.at" uring)" = uring ]
-	# ... and the kernel itself, asked without libfring, takes the count
-	# and refuses 4 KiB less: the count is its own, not a guess
-	if command -v python3 >/dev/null; then
-		out=$( (fresh_exec "$(fresh_uid 6)" $((kib - 4)) bash -c "$(declare -f kernel_rings); kernel_rings $e $n") 2>&1)
-		check kernel_below "io_uring_setup x $n of $e under ulimit -l $((kib - 4)): $out" [ "$out" = ENOMEM ]
-		out=$( (fresh_exec "$(fresh_uid 7)" "$kib" bash -c "$(declare -f kernel_rings); kernel_rings $e $n") 2>&1)
-		check kernel_at "io_uring_setup x $n of $e under ulimit -l $kib: $out" [ "$out" = ok ]
-	else
+	# 4 KiB less: what the kernel itself, asked without libfring, says...
+	if ! command -v python3 >/dev/null; then
 		echo "# no python3: the kernel is not asked directly"
+		return
+	fi
+	below=$( (fresh_exec "$(fresh_uid 6)" $((kib - 4)) bash -c "$(declare -f kernel_rings); kernel_rings $e $n") 2>&1)
+	out=$( (fresh_exec "$(fresh_uid 7)" "$kib" bash -c "$(declare -f kernel_rings); kernel_rings $e $n") 2>&1)
+	check kernel_at "io_uring_setup x $n of $e under ulimit -l $kib: $out" [ "$out" = ok ]
+	echo "# the kernel, under ulimit -l $((kib - 4)): $below"
+	# ... the mount and fring-probe say too
+	mkdir -p "$D/m2"
+	run_bg fresh_exec "$(fresh_uid 3)" $((kib - 4)) "$MEMFS" -f -o "transport=uring,$o" "$D/m2"
+	wait_for "$T" settled
+	t=$(transport_of "$DLOG")
+	(fresh_exec "$(fresh_uid 4)" $((kib - 4)) "$PROBE" -o "transport=uring,$o") >"$D/probe.below" 2>&1
+	if [[ $below == ENOMEM ]]; then
+		check below_refused "log: $(cat "$DLOG")" \
+			eval '[ -z "$t" ] && grep -q "RLIMIT_MEMLOCK $((kib - 4)) KiB is below the $kib KiB" "$DLOG"'
+		check probe_below "$(grep '^transport=uring' "$D/probe.below")" \
+			grep -q "^transport=uring -> refused: uring: .*RLIMIT_MEMLOCK $((kib - 4)) KiB is below the $kib KiB" "$D/probe.below"
+	else
+		check below_taken "the kernel takes the rings under $((kib - 4)) KiB; the mount: ${t:-refused}: $(cat "$DLOG")" [ "$t" = uring ]
+		check probe_below "$(grep '^transport=uring' "$D/probe.below")" \
+			[ "$(transport_in_probe "$D/probe.below" uring)" = uring ]
 	fi
 }
 
@@ -329,8 +385,10 @@ case_ignored_queues() {
 # ---------------------------------------------------------------- dev fds
 case_clone_once() {
 	# dev's queues clone /dev/fuse (the ring's do not): 64 of them under
-	# 40 descriptors, on either tier
-	up "$D/m" bash -c 'ulimit -n 40 && exec "$@"' - \
+	# 40 descriptors, on either tier. Without CAP_SYS_RESOURCE, or memfs
+	# would raise the limit to fs.nr_open (it does where it can).
+	command -v setpriv >/dev/null || { skip "" "no setpriv"; return; }
+	up "$D/m" bash -c 'ulimit -n 40 && exec setpriv --bounding-set=-sys_resource --inh-caps=-sys_resource -- "$@"' - \
 		"$MEMFS" -f -o transport=dev,queues=64 "$D/m" ||
 		{ fail mounted "$(cat "$DLOG")"; return; }
 	check transport "mount line: $(grep mounted "$DLOG")" \

@@ -234,7 +234,7 @@ if command -v setpriv >/dev/null &&
 	rc=$?
 	check whatif.nobody_exit0 "expected 0 got $rc" test "$rc" = 0
 	check whatif.nobody_bufpool "got \"$(line nobody '^transport=auto')\"" has nobody \
-		'^transport=auto -> bufpool \(not zerocopy: no CAP_SYS_ADMIN .*; not bufpool-registered: RLIMIT_MEMLOCK 1024 KiB is below the [0-9]+ KiB io_uring charges to it for .* registered pools'
+		'^transport=auto -> bufpool \(not zerocopy: no CAP_SYS_ADMIN .*; not bufpool-registered: RLIMIT_MEMLOCK 1024 KiB is below the [0-9]+ KiB io_uring pins for [0-9]+ pools? of'
 	nobody --abi 7.46 -o transport=zerocopy >"$TMP/nobody_zc" 2>&1
 	rc=$?
 	check whatif.nobody_zerocopy_exit1 "expected 1 got $rc" test "$rc" = 1
