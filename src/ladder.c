@@ -59,7 +59,7 @@ static void memory_report(const struct fring_session *se,
 		"uring %zu KiB of entry buffers; bufpool %zu KiB of pools; "
 		"bufpool-registered and zerocopy the same pools, pinned; "
 		"RLIMIT_MEMLOCK %s%s: io_uring charges the pinned pools to it, "
-		"and some kernels %zu KiB for %u ring%s of %u entries",
+		"and on some kernels %zu KiB for %u ring%s of %u entries",
 		z->queues, se->cfg.queue_depth, z->payload / 1024,
 		z->entries / 1024, z->pools / 1024, lim,
 		ml->charged ? "" : " (CAP_IPC_LOCK: nothing charged)",

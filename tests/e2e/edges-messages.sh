@@ -4,13 +4,16 @@
 # The edge tier's messages part (issue item 9, doc/operations.md "Messages
 # that say what to do"): an error or a warning names the cause and the
 # remedy, and fring-probe says what the mount does.
-#  memlock_user     as nobody under ulimit -l 64 with queue_depth=64: the
-#                   ring rungs are refused (uring) or passed over (auto ->
-#                   dev) naming RLIMIT_MEMLOCK, what is needed and what to
-#                   do; fring-probe, same user and options, agrees
-#  memlock_exact    without CAP_IPC_LOCK: at exactly the count the library
-#                   computes the kernel takes the rings, 4 KiB less is
-#                   refused ahead (and the kernel itself refuses it)
+#  memlock_user     as nobody under ulimit -l 64 with queue_depth=64, where
+#                   the kernel charges rings (6.18): the ring rungs are
+#                   refused (uring) or passed over (auto -> dev) naming
+#                   RLIMIT_MEMLOCK, what is needed and what to do; where it
+#                   does not (7.3), the rings are taken; fring-probe, same
+#                   user and options, agrees either way
+#  memlock_exact    without CAP_IPC_LOCK: the count is io_uring's
+#                   rings_size(); at exactly it the rings are taken, at
+#                   4 KiB less the mount and fring-probe say what the
+#                   kernel, asked directly, says
 #  memlock_root_ok  with CAP_IPC_LOCK a tiny ulimit -l refuses nothing
 #  reason_text      no "refused: dev (...)": an asked-for rung says why it
 #                   is refused, the rung taken says why each better one
