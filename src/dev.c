@@ -7,8 +7,10 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -267,21 +269,49 @@ int dev_start_queue(struct fring_queue *q)
 	return 0;
 }
 
+/*
+ * Queues whose clone failed share the mount's fd: that still works, only
+ * slower (their threads contend on one descriptor). Said once, with the
+ * count: at a descriptor limit every clone after the first failure fails
+ * the same way, and a line per queue buried the one that mattered.
+ */
+static void clones_failed(const struct fring_session *se, unsigned failed,
+			  unsigned first, int err)
+{
+	struct rlimit rl;
+	char lim[64] = "";
+
+	if (err == -EMFILE && !getrlimit(RLIMIT_NOFILE, &rl))
+		snprintf(lim, sizeof(lim), " (RLIMIT_NOFILE %llu)",
+			 (unsigned long long)rl.rlim_cur);
+	fr_warn("FUSE_DEV_IOC_CLONE failed for %u of %u queues, from q%u on: "
+		"%s%s; those queues share the mount's /dev/fuse descriptor "
+		"(served, but their threads contend on one fd): raise the "
+		"descriptor limit (ulimit -n) or ask for fewer queues "
+		"(queues=N)",
+		failed, se->nqueues, first, strerror(-err), lim);
+}
+
 int dev_start(struct fring_session *se)
 {
+	unsigned failed = 0, first = 0;
+	int first_err = 0;
+
 	for (unsigned i = 0; i < se->nqueues; i++) {
 		struct fring_queue *q = &se->queues[i];
 		int fd = i == 0 ? se->fd : clone_fd(se->fd);
 
 		if (fd < 0) {
-			/* One fd for all queues still works, only slower. */
-			fr_warn("q%u: FUSE_DEV_IOC_CLONE failed (%s); sharing "
-				"the mount's fd",
-				i, strerror(-fd));
+			if (!failed++) {
+				first = i;
+				first_err = fd;
+			}
 			fd = se->fd;
 		}
 		q->fd = fd;
 	}
+	if (failed)
+		clones_failed(se, failed, first, first_err);
 	for (unsigned i = 0; i < se->nqueues; i++) {
 		int ret = dev_start_queue(&se->queues[i]);
 

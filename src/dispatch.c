@@ -178,11 +178,8 @@ void fring_dispatch(struct fring_req *req, struct fring_msg *m)
 	req->ext_len = m->ext_len;
 	req_begin(req, ih->unique);
 	stat_add(req->q, by_opcode[op < FRING_STATS_OPCODES ? op : 0], 1);
-	if (req->se->cfg.debug)
-		fr_info("q%u unique %llu %s nodeid %llu len %u uid %u pid %u",
-			req->q->idx, (unsigned long long)ih->unique,
-			fring_opname(op), (unsigned long long)ih->nodeid,
-			ih->len, ih->uid, ih->pid);
+	if (__builtin_expect(req->se->cfg.debug, 0))
+		debug_request(req, m);
 	if (op < FRING_ARRAY_SIZE(ops) && ops[op].fn)
 		ops[op].fn(req, m);
 	else

@@ -59,6 +59,13 @@ struct fring_config {
 	char subtype[FRING_NAME_LEN];
 };
 FRING_HIDDEN void fring_config_defaults(struct fring_config *cfg);
+/* Each option set to what rung t cannot use (threads= on dev, queues= on a
+ * ring rung...): one sentence each to say(), naming it and why. nqueues:
+ * the ring rungs' queues. */
+FRING_HIDDEN void config_ineffective(const struct fring_config *cfg,
+				     enum fring_transport t, unsigned nqueues,
+				     void (*say)(const char *msg, void *arg),
+				     void *arg);
 
 /* ---------------- statistics (stats.c) ---------------- */
 #define STAT_FIELD(name, how) _Atomic uint64_t name;
@@ -204,7 +211,7 @@ struct fring_session {
 	bool no_open, no_opendir;
 	uint64_t splice; /* FUSE_SPLICE_* granted at INIT (dev only) */
 	enum fring_transport transport;
-	char reason[512];
+	char reason[768];
 	unsigned nqueues;
 	struct fring_queue *queues;
 	struct fring_queue *side; /* ring mode: the /dev/fuse side channel */
@@ -256,6 +263,15 @@ FRING_HIDDEN void fring_dispatch(struct fring_req *req, struct fring_msg *m);
  * the header is short or disagrees with the length read. */
 FRING_HIDDEN int msg_from_dev(struct fring_msg *m, const void *buf, size_t n);
 FRING_HIDDEN const char *fring_opname(uint32_t opcode);
+/* dispatch_debug.c, the -d lines: only called when debug is on */
+FRING_HIDDEN void debug_request(const struct fring_req *req,
+				const struct fring_msg *m)
+	__attribute__((cold, noinline));
+FRING_HIDDEN void debug_reply(const struct fring_req *req, uint64_t unique,
+			      int error, size_t len, int ret)
+	__attribute__((cold, noinline));
+/* "ENOENT" for ENOENT or -ENOENT; NULL for an errno it does not name */
+FRING_HIDDEN const char *fring_errno_name(int err);
 /* Answers EIO to a message that cannot be decoded at all. */
 FRING_HIDDEN void fring_reject(struct fring_req *req,
 			       const struct fuse_in_header *ih,
@@ -305,12 +321,14 @@ FRING_HIDDEN bool mount_held(struct fring_session *se, char *what,
 
 /* ladder.c */
 FRING_HIDDEN int ladder_precheck(struct fring_session *se);
-FRING_HIDDEN enum fring_transport ladder_choose(struct fring_session *se);
 /*
- * At INIT: ladder_choose(), then build(se) for a ring rung (what the rung
- * needs before INIT is answered; it cleans up after itself on failure).
+ * At INIT: the best rung the kernel, the process and RLIMIT_MEMLOCK allow,
+ * then build(se) for a ring rung (what the rung needs before INIT is
+ * answered; it cleans up after itself on failure); a rung that fails to
+ * build gives its turn to the next one down (auto only), with its reason.
  * Returns 0 with se->transport and se->reason set, or the -errno INIT fails
- * with: an explicit transport that cannot be had.
+ * with: an explicit transport that cannot be had. Warns once about options
+ * the rung taken ignores.
  */
 FRING_HIDDEN int ladder_settle(struct fring_session *se,
 			       int (*build)(struct fring_session *se));
@@ -325,17 +343,23 @@ struct ladder_probe {
 	unsigned abi_minor; /* in: the kernel's ABI minor (inferred) */
 	/* out: what the decision was made from */
 	int enable_uring; /* 1 Y, 0 N, -1 no such parameter */
-	int ring_err;	  /* building a ring as ring.c does */
+	int ring_err;	  /* building the rings as ring.c does */
 	bool cap_sys_admin, cap_ipc_lock;
+	bool memlock_charged;	    /* io_uring charges RLIMIT_MEMLOCK */
 	unsigned long long memlock; /* RLIMIT_MEMLOCK bytes, ~0: none */
 	unsigned queues;	    /* one per possible CPU */
+	unsigned nthreads;	    /* ring threads, one ring each */
+	unsigned ring_entries;	    /* SQ entries of the largest ring */
 	size_t payload;		    /* max_payload_sz, page-aligned */
 	size_t entry_bytes;	    /* uring: entry buffers, all queues */
 	size_t pool_bytes;	    /* bufpool rungs: pools, all queues */
+	size_t ring_locked;	    /* the rings' RLIMIT_MEMLOCK charge */
+	size_t pool_locked;	    /* the registered pools' charge */
 	/* out: the answer */
 	enum fring_transport transport; /* the rung, unless refused */
 	int refused; /* 0, or the -errno the mount or INIT fails with */
-	char reason[512];
+	char reason[768];
+	char ineffective[1024]; /* options the rung ignores, one a line */
 };
 FRING_HIDDEN void ladder_probe(const struct fring_config *cfg,
 			       struct ladder_probe *p);

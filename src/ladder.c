@@ -2,19 +2,17 @@
 /*
  * The transport ladder: which rung runs, and why each better one does not.
  * Checked twice: before mounting (what the module and the process allow) and
- * at INIT (what the kernel offers).
+ * at INIT (what the kernel offers). A reason reads "RUNG (not HIGHER: why;
+ * ...)" for the rung taken, "RUNG: why" for an asked-for rung refused.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include <sys/resource.h>
-#include <unistd.h>
+#include "ladder.h"
 
-#include "fring_int.h"
-#include "ring.h"
-
-#define ENABLE_URING_PARAM "/sys/module/fuse/parameters/enable_uring"
+#define NRUNG	FRING_TRANSPORT_DEV
+#define WHY_LEN 400
 
 /* 1: Y, 0: N, -1: the kernel has no such parameter (before 6.14). */
 static int enable_uring(void)
@@ -29,111 +27,44 @@ static int enable_uring(void)
 	return c == 'Y' || c == '1';
 }
 
-static const char *uring_refusal(int en)
+static const char *uring_off(int en)
 {
-	return en < 0 ? "uring: this kernel has no FUSE-over-io_uring "
+	return en < 0 ? "this kernel has no FUSE-over-io_uring "
 			"(Linux 6.14+ with CONFIG_FUSE_IO_URING)"
-		      : "uring: enable_uring=N (as root: echo Y "
+		      : "enable_uring=N (as root: echo Y "
 			"> " ENABLE_URING_PARAM ")";
 }
 
-static bool has_cap(int bit)
+static bool pinned(enum fring_transport t)
 {
-	FILE *f = fopen("/proc/self/status", "re");
-	char line[256];
-	bool ret = false;
-
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long caps;
-
-		if (sscanf(line, "CapEff: %llx", &caps) == 1) {
-			ret = caps & (1ULL << bit);
-			break;
-		}
-	}
-	fclose(f);
-	return ret;
-}
-
-#define CAP_IPC_LOCK_BIT  14
-#define CAP_SYS_ADMIN_BIT 21
-
-/*
- * A registered pool is pinned and charged to RLIMIT_MEMLOCK unless the
- * process has CAP_IPC_LOCK. Returns true when `need` bytes may be pinned;
- * otherwise says why in `why`.
- */
-static bool memlock_ok(size_t need, char *why, size_t whylen)
-{
-	struct rlimit rl;
-
-	if (has_cap(CAP_IPC_LOCK_BIT))
-		return true;
-	if (getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY ||
-	    rl.rlim_cur >= need)
-		return true;
-	snprintf(why, whylen,
-		 "RLIMIT_MEMLOCK %llu KiB < %zu KiB the pools pin (raise it "
-		 "with ulimit -l, or grant CAP_IPC_LOCK)",
-		 (unsigned long long)rl.rlim_cur / 1024, need / 1024);
-	return false;
+	return t == FRING_TRANSPORT_ZEROCOPY ||
+	       t == FRING_TRANSPORT_BUFPOOL_REGISTERED;
 }
 
 #define NO_SYS_ADMIN                                                           \
-	"zerocopy: no CAP_SYS_ADMIN (the kernel lets only it put client "      \
-	"pages in a server's io_uring)"
-
-/*
- * What the ring rungs allocate: max_payload_sz (kernel-protocol.md 3.6) from
- * the negotiated values, estimated from max_write before INIT; the uring
- * entry buffers and the pools, over all queues.
- */
-struct ring_sizes {
-	size_t payload, entries, pools;
-	unsigned queues;
-};
-
-static void ring_sizes(const struct fring_session *se, struct ring_sizes *z)
-{
-	unsigned bufs =
-		se->cfg.pool_bufs ? se->cfg.pool_bufs : se->cfg.queue_depth;
-	size_t sz = FUSE_MIN_READ_BUFFER;
-
-	if (se->got_init)
-		sz = init_payload_size(&se->conn);
-	else if (se->cfg.max_write > sz)
-		sz = se->cfg.max_write;
-	z->payload = FRING_ALIGN_UP(sz, FRING_PAGE);
-	z->queues = ring_nr_queues();
-	z->entries = z->payload * se->cfg.queue_depth * z->queues;
-	z->pools = z->payload * bufs * z->queues;
-}
+	"no CAP_SYS_ADMIN (only it may put client pages in the ring)"
 
 /*
  * Before mounting, what the ring rungs will allocate and pin, so an
  * operator sees the cost before the kernel does (the rung itself is known
- * only at INIT). Returns the bytes a registered pool would pin.
+ * only at INIT).
  */
-static size_t memory_report(const struct fring_session *se)
+static void memory_report(const struct fring_session *se,
+			  const struct ring_sizes *z, const struct memlock *ml)
 {
-	struct ring_sizes z;
-	struct rlimit rl;
-	char lim[64] = "unlimited";
+	char lim[32];
 
-	ring_sizes(se, &z);
-	if (!getrlimit(RLIMIT_MEMLOCK, &rl) && rl.rlim_cur != RLIM_INFINITY)
-		snprintf(lim, sizeof(lim), "%llu KiB",
-			 (unsigned long long)rl.rlim_cur / 1024);
+	memlock_limit_str(ml, lim, sizeof(lim));
 	fr_info("memory: %u queues x %u entries, up to %zu KiB a request: "
 		"uring %zu KiB of entry buffers; bufpool %zu KiB of pools; "
-		"bufpool-registered and zerocopy the same pools, pinned "
-		"(RLIMIT_MEMLOCK %s%s)",
-		z.queues, se->cfg.queue_depth, z.payload / 1024,
-		z.entries / 1024, z.pools / 1024, lim,
-		has_cap(CAP_IPC_LOCK_BIT) ? ", CAP_IPC_LOCK: not charged" : "");
-	return z.pools;
+		"bufpool-registered and zerocopy the same pools, pinned; "
+		"RLIMIT_MEMLOCK %s%s: io_uring charges the pinned pools to it, "
+		"and on some kernels %zu KiB for %u ring%s of %u entries",
+		z->queues, se->cfg.queue_depth, z->payload / 1024,
+		z->entries / 1024, z->pools / 1024, lim,
+		ml->charged ? "" : " (CAP_IPC_LOCK: nothing charged)",
+		z->plan.locked / 1024, z->plan.nthreads,
+		z->plan.nthreads == 1 ? "" : "s", z->plan.entries);
 }
 
 /* An explicit transport refused before mounting: the reason is kept (the
@@ -149,258 +80,247 @@ static int refuse(struct fring_session *se, int err, const char *why)
 int ladder_precheck(struct fring_session *se)
 {
 	enum fring_transport t = se->cfg.transport;
-	size_t need;
+	char why[WHY_LEN];
+	struct ring_sizes z;
+	struct memlock ml;
 	int en;
 
-	switch (t) {
-	case FRING_TRANSPORT_ZEROCOPY:
-		if (!has_cap(CAP_SYS_ADMIN_BIT))
-			return refuse(se, -EPERM, NO_SYS_ADMIN);
-		/* fall through */
-	case FRING_TRANSPORT_BUFPOOL_REGISTERED:
-	case FRING_TRANSPORT_BUFPOOL:
-	case FRING_TRANSPORT_URING:
-		en = enable_uring();
-		if (en != 1)
-			return refuse(se, -EOPNOTSUPP, uring_refusal(en));
-		need = memory_report(se);
-		if (t == FRING_TRANSPORT_BUFPOOL_REGISTERED ||
-		    t == FRING_TRANSPORT_ZEROCOPY) {
-			char why[200];
-
-			if (!memlock_ok(need, why, sizeof(why)))
-				return refuse(se, -ENOMEM, why);
+	if (t == FRING_TRANSPORT_AUTO || t == FRING_TRANSPORT_DEV) {
+		if (t == FRING_TRANSPORT_AUTO && enable_uring() == 1) {
+			ladder_sizes(se, 0, &z);
+			memlock_get(&ml);
+			memory_report(se, &z, &ml);
 		}
 		return 0;
-	case FRING_TRANSPORT_AUTO:
-		if (enable_uring() == 1)
-			memory_report(se);
-		return 0;
-	default:
-		return 0;
 	}
+	if (t == FRING_TRANSPORT_ZEROCOPY && !ladder_has_cap(CAP_SYS_ADMIN_BIT))
+		return refuse(se, -EPERM, "zerocopy: " NO_SYS_ADMIN);
+	en = enable_uring();
+	if (en != 1) {
+		snprintf(why, sizeof(why), "uring: %s", uring_off(en));
+		return refuse(se, -EOPNOTSUPP, why);
+	}
+	/* RLIMIT_MEMLOCK is weighed at INIT: the pools' size is known only
+	 * then (the filesystem's init may change the payload), and whether
+	 * the rings are charged only the kernel says */
+	ladder_sizes(se, 0, &z);
+	memlock_get(&ml);
+	memory_report(se, &z, &ml);
+	return 0;
 }
 
-enum fring_transport ladder_choose(struct fring_session *se)
+/* ---------------- at INIT ---------------- */
+
+/* Why each rung cannot run here; "" where it can. Indexed by the enum. */
+struct rungs {
+	char why[NRUNG + 1][WHY_LEN];
+	int err[NRUNG + 1]; /* a build's error, for an asked-for rung */
+};
+
+static void rung_whys(const struct fring_session *se,
+		      const struct rungs *failed, const struct ring_sizes *z,
+		      const struct memlock *ml, struct rungs *v)
 {
 	const struct fring_conn *c = &se->conn;
-	enum fring_transport want = se->cfg.transport;
-	char pool[200], reg[240] = "", uring[200] = "";
 	bool can_uring = !!(c->capable & FUSE_OVER_IO_URING);
 	bool can_pool = can_uring && c->proto_minor >= 46 &&
 			(c->capable & FUSE_HAS_IO_URING_BUFPOOL);
-	bool can_zc = false;
-	struct ring_sizes z;
-	size_t need;
+	char pools[WHY_LEN] = "";
 
-	ring_sizes(se, &z);
-	need = z.pools;
-
+	memset(v, 0, sizeof(*v));
 	/* the ABI first: enable_uring=Y would not help a 7.45 kernel */
 	if (!can_pool && (can_uring || c->proto_minor < 46))
-		snprintf(pool, sizeof(pool),
-			 "zerocopy, bufpool-registered, bufpool: kernel ABI "
-			 "7.%u%s",
+		snprintf(pools, sizeof(pools), "kernel ABI 7.%u%s",
 			 c->proto_minor,
 			 c->proto_minor < 46
 				 ? " < 7.46"
 				 : " without FUSE_HAS_IO_URING_BUFPOOL");
 	else if (!can_uring)
-		snprintf(pool, sizeof(pool),
-			 "zerocopy, bufpool-registered, bufpool: no "
-			 "FUSE-over-io_uring");
-	else if (!has_cap(CAP_SYS_ADMIN_BIT))
-		snprintf(pool, sizeof(pool), "%s", NO_SYS_ADMIN);
-	else
-		can_zc = true;
+		snprintf(pools, sizeof(pools), "no FUSE-over-io_uring");
+	for (int r = FRING_TRANSPORT_ZEROCOPY; r <= FRING_TRANSPORT_BUFPOOL;
+	     r++)
+		snprintf(v->why[r], WHY_LEN, "%s", pools);
+	if (!can_uring)
+		snprintf(v->why[FRING_TRANSPORT_URING], WHY_LEN, "%s",
+			 c->proto_minor < 42 ? "kernel ABI < 7.42"
+					     : uring_off(enable_uring()));
+	if (!v->why[FRING_TRANSPORT_ZEROCOPY][0] &&
+	    !ladder_has_cap(CAP_SYS_ADMIN_BIT))
+		snprintf(v->why[FRING_TRANSPORT_ZEROCOPY], WHY_LEN, "%s",
+			 NO_SYS_ADMIN);
+	for (int r = FRING_TRANSPORT_ZEROCOPY; r <= FRING_TRANSPORT_URING;
+	     r++) {
+		if (v->why[r][0])
+			continue;
+		if (failed->why[r][0]) {
+			memcpy(v->why[r], failed->why[r], WHY_LEN);
+			v->err[r] = failed->err[r];
+		} else if (!memlock_fits(ml, rung_pinned(z, r))) {
+			pools_why(v->why[r], WHY_LEN, se, ml, r, z);
+		}
+	}
+}
 
-	if (can_zc && want != FRING_TRANSPORT_AUTO &&
-	    want != FRING_TRANSPORT_ZEROCOPY)
-		snprintf(pool, sizeof(pool), "zerocopy: not asked for");
-	if (want == FRING_TRANSPORT_DEV)
-		snprintf(uring, sizeof(uring), "uring: not asked for");
-	else if (!can_uring)
-		snprintf(uring, sizeof(uring), "%s",
-			 c->proto_minor < 42 ? "uring: kernel ABI < 7.42"
-					     : uring_refusal(enable_uring()));
-
-	if (want == FRING_TRANSPORT_DEV) {
-		snprintf(se->reason, sizeof(se->reason),
-			 "dev (asked for with transport=dev)");
-		return FRING_TRANSPORT_DEV;
-	}
-	if (can_zc && (want == FRING_TRANSPORT_AUTO ||
-		       want == FRING_TRANSPORT_ZEROCOPY)) {
-		if (memlock_ok(need, reg, sizeof(reg))) {
-			snprintf(se->reason, sizeof(se->reason),
-				 "zerocopy (pools %zu KiB per queue, pinned; "
-				 "client pages in a fixed-buffer slot per "
-				 "entry)",
-				 need / z.queues / 1024);
-			return FRING_TRANSPORT_ZEROCOPY;
-		}
-		if (want == FRING_TRANSPORT_ZEROCOPY) {
-			snprintf(se->reason, sizeof(se->reason),
-				 "dev (zerocopy: %s)", reg);
-			return FRING_TRANSPORT_DEV;
-		}
-		snprintf(pool, sizeof(pool), "zerocopy: %s", reg);
-	}
-	if (can_pool && (want == FRING_TRANSPORT_AUTO ||
-			 want == FRING_TRANSPORT_BUFPOOL_REGISTERED)) {
-		if (memlock_ok(need, reg, sizeof(reg))) {
-			snprintf(se->reason, sizeof(se->reason),
-				 "bufpool-registered (%s; pools %zu KiB per "
-				 "queue, pinned)",
-				 pool, need / z.queues / 1024);
-			return FRING_TRANSPORT_BUFPOOL_REGISTERED;
-		}
-		if (want == FRING_TRANSPORT_BUFPOOL_REGISTERED) {
-			snprintf(se->reason, sizeof(se->reason),
-				 "dev (bufpool-registered: %s)", reg);
-			return FRING_TRANSPORT_DEV;
-		}
-	}
-	if (can_pool &&
-	    (want == FRING_TRANSPORT_AUTO || want == FRING_TRANSPORT_BUFPOOL)) {
-		snprintf(se->reason, sizeof(se->reason),
-			 "bufpool (%s%s%s; pools %zu KiB per queue)", pool,
-			 reg[0] ? "; bufpool-registered: " : "", reg,
-			 need / z.queues / 1024);
-		return FRING_TRANSPORT_BUFPOOL;
-	}
-	if (can_uring &&
-	    (want == FRING_TRANSPORT_AUTO || want == FRING_TRANSPORT_URING)) {
-		snprintf(se->reason, sizeof(se->reason), "uring (%s)", pool);
-		return FRING_TRANSPORT_URING;
-	}
-	snprintf(se->reason, sizeof(se->reason), "dev (%s%s%s)", pool,
-		 uring[0] ? "; " : "", uring);
+static enum fring_transport pick(const struct rungs *v,
+				 enum fring_transport want)
+{
+	if (want != FRING_TRANSPORT_AUTO)
+		return want == FRING_TRANSPORT_DEV || v->why[want][0]
+			       ? FRING_TRANSPORT_DEV
+			       : want;
+	for (int r = FRING_TRANSPORT_ZEROCOPY; r <= FRING_TRANSPORT_URING; r++)
+		if (!v->why[r][0])
+			return (enum fring_transport)r;
 	return FRING_TRANSPORT_DEV;
+}
+
+/* "not zerocopy, bufpool-registered: why; not uring: why" for the rungs
+ * above t, those with the same reason named together. */
+static void higher_rungs(char *buf, size_t len, const struct rungs *v,
+			 enum fring_transport t)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int r = FRING_TRANSPORT_ZEROCOPY; r < (int)t && off < len;) {
+		int first = r;
+
+		off += (size_t)snprintf(buf + off, len - off, "%snot %s",
+					off ? "; " : "",
+					fring_transport_name(first));
+		while (++r < (int)t && !strcmp(v->why[r], v->why[first]) &&
+		       off < len)
+			off += (size_t)snprintf(buf + off, len - off, ", %s",
+						fring_transport_name(r));
+		if (off < len)
+			off += (size_t)snprintf(buf + off, len - off, ": %s",
+						v->why[first]);
+	}
+}
+
+/* What the rung taken costs, after the reasons. */
+static void rung_detail(char *buf, size_t len, enum fring_transport t,
+			const struct ring_sizes *z)
+{
+	size_t per = z->pools / z->queues / 1024;
+
+	if (t == FRING_TRANSPORT_ZEROCOPY)
+		snprintf(buf, len,
+			 "pools %zu KiB per queue, pinned; client pages in a "
+			 "fixed-buffer slot per entry",
+			 per);
+	else if (t == FRING_TRANSPORT_BUFPOOL_REGISTERED)
+		snprintf(buf, len, "pools %zu KiB per queue, pinned", per);
+	else if (t == FRING_TRANSPORT_BUFPOOL)
+		snprintf(buf, len, "pools %zu KiB per queue", per);
+	else
+		buf[0] = '\0';
+}
+
+static void taken_reason(struct fring_session *se, const struct rungs *v,
+			 enum fring_transport t, const struct ring_sizes *z)
+{
+	enum fring_transport want = se->cfg.transport;
+	char list[sizeof(se->reason)], detail[128];
+	const char *name = fring_transport_name(t);
+
+	rung_detail(detail, sizeof(detail), t, z);
+	if (want != FRING_TRANSPORT_AUTO)
+		snprintf(se->reason, sizeof(se->reason),
+			 "%s (asked for with transport=%s%s%s)", name, name,
+			 detail[0] ? "; " : "", detail);
+	else {
+		higher_rungs(list, sizeof(list), v, t);
+		snprintf(se->reason, sizeof(se->reason), "%s (%s%s%s)", name,
+			 list, list[0] && detail[0] ? "; " : "", detail);
+	}
+}
+
+static void say_warning(const char *msg, void *arg)
+{
+	(void)arg;
+	fr_warn("%s", msg);
 }
 
 int ladder_settle(struct fring_session *se,
 		  int (*build)(struct fring_session *se))
 {
-	enum fring_transport t = ladder_choose(se);
-	char why[96];
-	int ret;
+	enum fring_transport want = se->cfg.transport;
+	struct rungs failed, v;
+	struct ring_sizes z;
+	struct memlock ml;
 
-	se->transport = t;
-	if (se->cfg.transport != FRING_TRANSPORT_AUTO &&
-	    t != se->cfg.transport) {
-		fr_err("transport=%s refused: %s",
-		       fring_transport_name(se->cfg.transport), se->reason);
-		return -EOPNOTSUPP;
+	memset(&failed, 0, sizeof(failed));
+	ladder_sizes(se, 0, &z);
+	memlock_get(&ml);
+	for (;;) {
+		enum fring_transport t;
+		int ret;
+
+		rung_whys(se, &failed, &z, &ml, &v);
+		t = pick(&v, want);
+		se->transport = t;
+		if (want != FRING_TRANSPORT_AUTO && t != want) {
+			/* an explicit rung is taken or refused, never
+			 * swapped; auto's choice says what would work */
+			enum fring_transport a = pick(&v, FRING_TRANSPORT_AUTO);
+			char hint[64] = "";
+
+			if (!v.err[want])
+				snprintf(hint, sizeof(hint),
+					 "; transport=auto takes %s",
+					 fring_transport_name(a));
+			snprintf(se->reason, sizeof(se->reason), "%s: %s%s",
+				 fring_transport_name(want), v.why[want], hint);
+			fr_err("transport=%s refused: %s%s",
+			       fring_transport_name(want), v.why[want], hint);
+			return v.err[want] ? v.err[want] : -EOPNOTSUPP;
+		}
+		taken_reason(se, &v, t, &z);
+		ret = t == FRING_TRANSPORT_DEV ? 0 : build(se);
+		if (!ret) {
+			config_ineffective(&se->cfg, t, z.queues, say_warning,
+					   NULL);
+			return 0;
+		}
+		/* The next rung down that does not need what failed gets its
+		 * turn (an explicit rung is refused with this reason on the
+		 * next pass): both pinned rungs pin the same pools, so their
+		 * ENOMEM (RLIMIT_MEMLOCK, or memory) leaves bufpool; anything
+		 * else failed in what every ring rung needs, leaving dev. */
+		build_why(failed.why[t], WHY_LEN, ret, se, &ml, t, &z);
+		failed.err[t] = ret;
+		for (int r = FRING_TRANSPORT_ZEROCOPY;
+		     r <= FRING_TRANSPORT_URING; r++) {
+			if (r == (int)t || v.why[r][0] || failed.why[r][0] ||
+			    (ret == -ENOMEM && pinned(t) && !pinned(r)))
+				continue;
+			memcpy(failed.why[r], failed.why[t], WHY_LEN);
+			failed.err[r] = ret;
+		}
+		if (want == FRING_TRANSPORT_AUTO)
+			fr_warn("transport %s: %s", fring_transport_name(t),
+				failed.why[t]);
 	}
-	if (t == FRING_TRANSPORT_DEV)
-		return 0;
-	ret = build(se);
-	if (!ret)
-		return 0;
-	snprintf(why, sizeof(why), "io_uring setup failed (%s)",
-		 strerror(-ret));
-	if (se->cfg.transport != FRING_TRANSPORT_AUTO) {
-		/* an explicit rung is taken or refused, never swapped */
-		snprintf(se->reason, sizeof(se->reason), "dev (%s: %s)",
-			 fring_transport_name(t), why);
-		se->transport = FRING_TRANSPORT_DEV;
-		fr_err("transport=%s refused: %s", fring_transport_name(t),
-		       why);
-		return ret;
-	}
-	fr_warn("uring: %s", why);
-	ladder_fell_back(se, why);
-	return 0;
 }
 
 void ladder_fell_back(struct fring_session *se, const char *why)
 {
-	char old[200];
+	char old[sizeof(se->reason)];
+	const char *inner;
+	int n = 0;
 
-	/* keep only the head of the old reason: the line stays readable */
-	snprintf(old, sizeof(old), "%.199s", se->reason);
-	snprintf(se->reason, sizeof(se->reason),
-		 "dev (%.200s; fell back from: %s)", why, old);
-	se->transport = FRING_TRANSPORT_DEV;
-}
-
-/*
- * The INIT a kernel at ABI 7.minor sends (kernel-protocol.md 3.2): the
- * flags libfring asks for, which such kernels offer, and the io_uring bits
- * only while enable_uring is Y (FUSE_HAS_IO_URING_BUFPOOL from 7.46 on).
- */
-static void probe_init_in(struct fuse_init_in *in, unsigned minor, bool uring)
-{
-	uint64_t flags = FUSE_ASYNC_READ | FUSE_ATOMIC_O_TRUNC |
-			 FUSE_BIG_WRITES | FUSE_AUTO_INVAL_DATA |
-			 FUSE_ASYNC_DIO | FUSE_MAX_PAGES | FUSE_SETXATTR_EXT |
-			 FUSE_INIT_EXT;
-
-	if (uring && minor >= 42)
-		flags |= FUSE_OVER_IO_URING;
-	if (uring && minor >= 46)
-		flags |= FUSE_HAS_IO_URING_BUFPOOL;
-	memset(in, 0, sizeof(*in));
-	in->major = FUSE_KERNEL_VERSION;
-	in->minor = minor;
-	in->max_readahead = 128 * 1024;
-	in->flags = (uint32_t)flags;
-	in->flags2 = (uint32_t)(flags >> 32);
-}
-
-/* What building the rings gives, for ladder_settle(): measured once. */
-static int probe_build(struct fring_session *se)
-{
-	const struct ladder_probe *p = se->userdata;
-
-	return p->ring_err;
-}
-
-void ladder_probe(const struct fring_config *cfg, struct ladder_probe *p)
-{
-	struct fring_session se;
-	struct fuse_init_in in;
-	struct fuse_init_out out;
-	struct io_uring ring;
-	struct ring_sizes z;
-	struct rlimit rl;
-	size_t outlen;
-	int ret;
-
-	memset(&se, 0, sizeof(se));
-	se.cfg = *cfg;
-	se.userdata = p;
-	se.transport = FRING_TRANSPORT_AUTO;
-	p->enable_uring = enable_uring();
-	p->ring_err = ring_init(&ring, 16);
-	if (!p->ring_err)
-		io_uring_queue_exit(&ring);
-	p->cap_sys_admin = has_cap(CAP_SYS_ADMIN_BIT);
-	p->cap_ipc_lock = has_cap(CAP_IPC_LOCK_BIT);
-	p->memlock =
-		getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY
-			? ~0ULL
-			: (unsigned long long)rl.rlim_cur;
-
-	/* the order of a mount: the check before mounting, then INIT */
-	p->refused = ladder_precheck(&se);
-	probe_init_in(&in, p->abi_minor, p->enable_uring == 1);
-	ret = init_negotiate(&se, &in, sizeof(in), &out, &outlen);
-	if (ret > 0)
-		ret = -EPROTO;
-	if (!p->refused && ret) {
-		p->refused = ret;
-		snprintf(se.reason, sizeof(se.reason), "INIT: %s",
-			 strerror(-ret));
+	/* "RUNG (reasons)" becomes "dev (not RUNG: why; reasons)" */
+	snprintf(old, sizeof(old), "%s", se->reason);
+	inner = strchr(old, '(');
+	if (inner) {
+		inner++;
+		n = (int)strlen(inner);
+		if (n && inner[n - 1] == ')')
+			n--;
 	}
-	if (!p->refused)
-		p->refused = ladder_settle(&se, probe_build);
-	ring_sizes(&se, &z);
-	p->queues = z.queues;
-	p->payload = z.payload;
-	p->entry_bytes = z.entries;
-	p->pool_bytes = z.pools;
-	p->transport = se.transport;
-	snprintf(p->reason, sizeof(p->reason), "%s", se.reason);
+	snprintf(se->reason, sizeof(se->reason), "dev (not %s: %.200s%s%.*s)",
+		 fring_transport_name(se->transport), why, n ? "; " : "",
+		 n > 250 ? 250 : n, inner ? inner : "");
+	se->transport = FRING_TRANSPORT_DEV;
 }

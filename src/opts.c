@@ -2,6 +2,8 @@
 /* Options: "-o key[=value],..." strings into struct fring_config. */
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -260,4 +262,96 @@ void fring_config_help(FILE *out)
 	      "    subtype=NAME           type shown as fuse.NAME\n"
 	      "    debug                  log every request and answer\n",
 	      out);
+}
+
+/* ---------------- options the rung taken ignores ---------------- */
+
+static void ineffective(void (*say)(const char *msg, void *arg), void *arg,
+			const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void ineffective(void (*say)(const char *msg, void *arg), void *arg,
+			const char *fmt, ...)
+{
+	char msg[320];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	say(msg, arg);
+}
+
+/*
+ * An option is "set" when it differs from its default: the same value
+ * given explicitly changes nothing anyway. Said once, at the mount (and by
+ * fring-probe), because a silent no-op looks like a tuning that failed.
+ */
+void config_ineffective(const struct fring_config *cfg, enum fring_transport t,
+			unsigned nqueues,
+			void (*say)(const char *msg, void *arg), void *arg)
+{
+	const char *name = fring_transport_name(t);
+	bool ring = t != FRING_TRANSPORT_DEV && t != FRING_TRANSPORT_AUTO;
+	bool pools = t == FRING_TRANSPORT_ZEROCOPY ||
+		     t == FRING_TRANSPORT_BUFPOOL_REGISTERED ||
+		     t == FRING_TRANSPORT_BUFPOOL;
+
+	if (t == FRING_TRANSPORT_AUTO)
+		return;
+	if (!ring && cfg->threads)
+		ineffective(say, arg,
+			    "option threads=%u has no effect on transport %s: "
+			    "it sets the ring rungs' threads; dev serves each "
+			    "queue with a thread of its own (queues=N sets "
+			    "how many)",
+			    cfg->threads, name);
+	if (ring && cfg->threads > nqueues)
+		ineffective(say, arg,
+			    "option threads=%u has no effect beyond the %u "
+			    "ring queues: %u threads serve them",
+			    cfg->threads, nqueues, nqueues);
+	if (ring && cfg->queues)
+		ineffective(say, arg,
+			    "option queues=%u%s has no effect on transport %s: "
+			    "the kernel gives the ring one queue per possible "
+			    "CPU (%u here); threads=N sets how many threads "
+			    "serve them",
+			    cfg->queues, cfg->queues == 1 ? " (or -s)" : "",
+			    name, nqueues);
+	if (!ring && cfg->queue_depth != FRING_DEFAULT_QUEUE_DEPTH)
+		ineffective(say, arg,
+			    "option queue_depth=%u has no effect on transport "
+			    "%s: it sizes the ring rungs' queues (max_async "
+			    "bounds dev's unanswered requests)",
+			    cfg->queue_depth, name);
+	if (!pools && cfg->pool_bufs)
+		ineffective(say, arg,
+			    "option pool_bufs=%u has no effect on transport "
+			    "%s: only the bufpool rungs have pools",
+			    cfg->pool_bufs, name);
+	if (!ring && cfg->inline_max != UINT_MAX)
+		ineffective(say, arg,
+			    "option inline_max=%u has no effect on transport "
+			    "%s: it bounds the ring rungs' in-place transfers",
+			    cfg->inline_max, name);
+	if (t != FRING_TRANSPORT_ZEROCOPY && cfg->zero_copy_opt_in)
+		ineffective(say, arg,
+			    "option zero_copy_opt_in has no effect on "
+			    "transport %s: only zerocopy puts client pages in "
+			    "the ring",
+			    name);
+	for (int i = 0; ring && i < 3; i++) {
+		static const char *const splice[] = {
+			"splice_read", "splice_write", "splice_move"};
+		bool on = i == 0   ? cfg->splice_read
+			  : i == 1 ? cfg->splice_write
+				   : cfg->splice_move;
+
+		if (on)
+			ineffective(say, arg,
+				    "option %s has no effect on transport %s: "
+				    "splicing through pipes is dev's",
+				    splice[i], name);
+	}
 }

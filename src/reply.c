@@ -138,14 +138,8 @@ static int send_claimed(struct fring_req *req, int error,
 	stats_note_latency(&q->stats, fring_now_ns() - req->t_start);
 
 	ret = req->q->tp->send(req, iov, cnt);
-	if (req->se->cfg.debug)
-		fr_info("q%u unique %llu %s -> %s%d len %zu (%llu us)%s",
-			q->idx, (unsigned long long)unique,
-			fring_opname(req->opcode), error ? "error " : "",
-			error ? -error : 0, len,
-			(unsigned long long)(fring_now_ns() - req->t_start) /
-				1000,
-			ret ? " [send failed]" : "");
+	if (__builtin_expect(req->se->cfg.debug, 0))
+		debug_reply(req, unique, error, len, ret);
 	req_put(req);
 	return ret;
 }

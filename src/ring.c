@@ -413,7 +413,7 @@ int ring_init(struct io_uring *ring, unsigned entries)
 
 static int rt_setup(struct ring_thread *rt)
 {
-	unsigned entries = 16;
+	unsigned entries = ring_sq_entries(rt->nq, rt->rs->depth);
 	int ret;
 
 	rt_pin(rt);
@@ -423,8 +423,6 @@ static int rt_setup(struct ring_thread *rt)
 	rt->wake_efd = eventfd(0, EFD_CLOEXEC);
 	if (rt->wake_efd < 0)
 		return -errno;
-	while (entries < rt->nq * rt->rs->depth * 2 + 8)
-		entries *= 2;
 	ret = fault_hit(FAULT_RING_SETUP);
 	if (!ret)
 		ret = ring_init(&rt->ring, entries);
@@ -639,9 +637,7 @@ int ring_prepare(struct fring_session *se)
 		return -EINVAL;
 	}
 
-	nthreads = se->cfg.threads && se->cfg.threads < se->nqueues
-			   ? se->cfg.threads
-			   : se->nqueues;
+	nthreads = ring_nthreads(se->cfg.threads, se->nqueues);
 	if (rs->zero_copy) {
 		/* a thread's table: its pools plus a slot per entry */
 		unsigned per = (se->nqueues + nthreads - 1) / nthreads;

@@ -111,6 +111,22 @@ static inline void *ud_ptr(uint64_t ud)
 
 FRING_HIDDEN extern const struct fring_tp fring_tp_ring;
 FRING_HIDDEN unsigned ring_nr_queues(void);
+
+/* ring_mem.c: the rings a session builds, and what the kernel charges for
+ * them to RLIMIT_MEMLOCK (without CAP_IPC_LOCK) */
+struct ring_plan {
+	unsigned nthreads; /* one ring each */
+	unsigned entries;  /* SQ entries of the largest ring */
+	size_t locked;	   /* bytes charged for all the rings */
+};
+FRING_HIDDEN size_t ring_page_size(void);
+FRING_HIDDEN unsigned ring_nthreads(unsigned threads, unsigned nqueues);
+FRING_HIDDEN unsigned ring_sq_entries(unsigned nq, unsigned depth);
+FRING_HIDDEN size_t ring_locked_bytes(unsigned entries);
+FRING_HIDDEN void ring_plan(unsigned nqueues, unsigned threads, unsigned depth,
+			    struct ring_plan *p);
+/* what registering a pool of pool_len bytes charges */
+FRING_HIDDEN size_t ring_pool_locked_bytes(size_t pool_len);
 /* A ring as every ring thread builds it; 0 or -errno (io_uring_setup's). */
 FRING_HIDDEN int ring_init(struct io_uring *ring, unsigned entries);
 FRING_HIDDEN char *ring_pool_buf(const struct fring_queue *q, size_t bsz,

@@ -173,7 +173,8 @@ static const char *ring_verdict(int err)
 	case -EINVAL:
 		return "EINVAL: no SQE128 rings (Linux 5.19+)";
 	case -ENOMEM:
-		return "ENOMEM: RLIMIT_MEMLOCK too low for the ring itself";
+		return "ENOMEM: RLIMIT_MEMLOCK, which io_uring charges for "
+		       "them, is spent (by this uid's processes) or too low";
 	default:
 		return strerror(-err);
 	}
@@ -226,22 +227,30 @@ static void print_uring_param(int en)
 
 static void print_memory(const struct facts *f, const struct ladder_probe *p)
 {
-	if (p->cap_ipc_lock)
-		printf("CAP_IPC_LOCK    yes: pinned pools are not charged to "
+	if (!p->memlock_charged)
+		printf("CAP_IPC_LOCK    yes: io_uring charges nothing to "
 		       "RLIMIT_MEMLOCK\n");
+	else if (p->cap_ipc_lock)
+		printf("CAP_IPC_LOCK    only in a user namespace: io_uring "
+		       "charges RLIMIT_MEMLOCK all the same\n");
 	else
-		printf("CAP_IPC_LOCK    no\n");
+		printf("CAP_IPC_LOCK    no: io_uring charges registered pools "
+		       "(and on some kernels its rings) to RLIMIT_MEMLOCK\n");
 	if (p->memlock == ~0ULL)
 		printf("RLIMIT_MEMLOCK  unlimited");
 	else
 		printf("RLIMIT_MEMLOCK  %llu KiB", p->memlock / 1024);
-	printf("; registered pools would pin %zu KiB%s\n", p->pool_bytes / 1024,
-	       p->cap_ipc_lock || p->memlock >= p->pool_bytes
-		       ? ""
-		       : " (too much: raise it with ulimit -l, or grant "
-			 "CAP_IPC_LOCK)");
-	printf("queues          %u (one per possible CPU: %s)\n", p->queues,
-	       f->possible[0] ? f->possible : "?");
+	printf("; registered pools would pin %zu KiB%s; some kernels (6.18) "
+	       "charge the rings too: %zu KiB (%u rings of %u entries)\n",
+	       p->pool_locked / 1024,
+	       !p->memlock_charged || p->memlock == ~0ULL ? ""
+	       : p->memlock < p->pool_locked		  ? " (too much)"
+							  : "",
+	       p->ring_locked / 1024, p->nthreads, p->ring_entries);
+	printf("queues          %u (one per possible CPU: %s), %u ring "
+	       "thread%s\n",
+	       p->queues, f->possible[0] ? f->possible : "?", p->nthreads,
+	       p->nthreads == 1 ? "" : "s");
 	printf("memory          up to %zu KiB a request; uring %zu KiB of "
 	       "entry buffers, bufpool rungs %zu KiB of pools (all queues)\n",
 	       p->payload / 1024, p->entry_bytes / 1024, p->pool_bytes / 1024);
@@ -251,10 +260,19 @@ static void print_memory(const struct facts *f, const struct ladder_probe *p)
 
 static void print_verdict(const char *asked, const struct ladder_probe *p)
 {
+	const char *w = p->ineffective;
+
 	if (p->refused)
 		printf("transport=%s -> refused: %s\n", asked, p->reason);
 	else
 		printf("transport=%s -> %s\n", asked, p->reason);
+	/* what the mount would warn about: options the rung ignores */
+	while (*w) {
+		int n = (int)strcspn(w, "\n");
+
+		printf("  warning: %.*s\n", n, w);
+		w += n + (w[n] == '\n');
+	}
 }
 
 static void print_text(const struct facts *f)
@@ -286,7 +304,7 @@ static void print_text(const struct facts *f)
 	else
 		printf("io_uring        kernel.io_uring_disabled=%d",
 		       f->uring_disabled);
-	printf("; an SQE128 ring: %s\n", ring_verdict(p->ring_err));
+	printf("; the rings: %s\n", ring_verdict(p->ring_err));
 	printf("CAP_SYS_ADMIN   %s\n",
 	       p->cap_sys_admin ? "yes: mount(2) directly; zero-copy allowed"
 				: "no: no mount(2) (fusermount3 instead); "
@@ -393,6 +411,11 @@ static void print_json(const struct facts *f)
 		fputs("\"rlimit_memlock\":null,", stdout);
 	else
 		printf("\"rlimit_memlock\":%llu,", p->memlock);
+	printf("\"memlock_charged\":%s,\"ring_threads\":%u,"
+	       "\"ring_entries\":%u,\"ring_locked_bytes\":%zu,"
+	       "\"pool_locked_bytes\":%zu,",
+	       p->memlock_charged ? "true" : "false", p->nthreads,
+	       p->ring_entries, p->ring_locked, p->pool_locked);
 	printf("\"queues\":%u,", p->queues);
 	json_kv("possible_cpus", f->possible, ",");
 	printf("\"max_payload\":%zu,\"entry_buffer_bytes\":%zu,"
@@ -415,7 +438,18 @@ static void print_json(const struct facts *f)
 	fputs(",", stdout);
 	json_verdict("result", fring_transport_name(f->asked),
 		     &f->rung[f->asked]);
-	fputs("}\n", stdout);
+	fputs(",\"warnings\":[", stdout);
+	for (const char *w = f->rung[f->asked].ineffective; *w;) {
+		char one[400];
+		int n = (int)strcspn(w, "\n");
+
+		snprintf(one, sizeof(one), "%.*s", n, w);
+		if (w != f->rung[f->asked].ineffective)
+			putchar(',');
+		json_str(one);
+		w += n + (w[n] == '\n');
+	}
+	fputs("]}\n", stdout);
 }
 
 /* ---------------- command line ---------------- */

@@ -117,7 +117,7 @@ for r in zerocopy bufpool-registered bufpool; do
 done
 check n.dev_yes "got \"$(line n '^  dev ')\"" has n '^  dev +yes$'
 check n.auto_dev "expected \"transport=auto -> dev (...)\" got \"$(line n '^transport=auto')\"" \
-	has n '^transport=auto -> dev \(.*; uring: enable_uring=N '
+	has n '^transport=auto -> dev \(.*; not uring: enable_uring=N '
 run n_uring -o transport=uring
 check n.asked_uring_exit1 "expected 1 got $rc" test "$rc" = 1
 check n.asked_uring_line "got \"$(line n_uring '^transport=uring')\"" \
@@ -137,11 +137,13 @@ check y.enable_uring "got \"$(line y '^enable_uring')\"" has y '^enable_uring +Y
 check y.uring_yes "got \"$(line y '^  uring ')\"" has y '^  uring +yes$'
 if [[ $auto_y == uring ]]; then
 	pools="zerocopy, bufpool-registered, bufpool: kernel ABI 7\\.$abi < 7\\.46"
-	check y.auto_uring "expected \"transport=auto -> uring ($pools)\" got \"$(line y '^transport=auto')\"" \
-		has y "^transport=auto -> uring \\($pools\\)\$"
+	# the rung taken and why each better one is not; an asked-for rung
+	# says why it is refused (not "refused: dev (...)") and what auto takes
+	check y.auto_uring "expected \"transport=auto -> uring (not $pools)\" got \"$(line y '^transport=auto')\"" \
+		has y "^transport=auto -> uring \\(not $pools\\)\$"
 	for r in zerocopy bufpool-registered bufpool; do
 		check "y.${r}_refused_abi" "got \"$(line y "^  $r ")\"" \
-			has y "^  $r +refused: dev \\($pools\\)\$"
+			has y "^  $r +refused: $r: kernel ABI 7\\.$abi < 7\\.46; transport=auto takes uring\$"
 	done
 	run y_pool -o transport=bufpool
 	check y.asked_bufpool_exit1 "expected 1 got $rc" test "$rc" = 1
@@ -232,7 +234,7 @@ if command -v setpriv >/dev/null &&
 	rc=$?
 	check whatif.nobody_exit0 "expected 0 got $rc" test "$rc" = 0
 	check whatif.nobody_bufpool "got \"$(line nobody '^transport=auto')\"" has nobody \
-		'^transport=auto -> bufpool \(zerocopy: no CAP_SYS_ADMIN .*; bufpool-registered: RLIMIT_MEMLOCK 1024 KiB < [0-9]+ KiB the pools pin'
+		'^transport=auto -> bufpool \(not zerocopy: no CAP_SYS_ADMIN .*; not bufpool-registered: RLIMIT_MEMLOCK 1024 KiB is below the [0-9]+ KiB io_uring pins for [0-9]+ pools? of'
 	nobody --abi 7.46 -o transport=zerocopy >"$TMP/nobody_zc" 2>&1
 	rc=$?
 	check whatif.nobody_zerocopy_exit1 "expected 1 got $rc" test "$rc" = 1

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "fring_int.h"
+#include "ring.h"
 
 static struct fring_session se;
 static unsigned builds;
@@ -86,9 +87,10 @@ static void test_auto_uring_745(void **state)
 	assert_int_equal(settle(45, URING, FRING_TRANSPORT_AUTO, build_ok), 0);
 	assert_int_equal(builds, 1);
 	assert_int_equal(se.transport, FRING_TRANSPORT_URING);
+	/* the rung taken, then why each better one is not */
 	assert_string_equal(se.reason,
-			    "uring (zerocopy, bufpool-registered, bufpool: "
-			    "kernel ABI 7.45 < 7.46)");
+			    "uring (not zerocopy, bufpool-registered, "
+			    "bufpool: kernel ABI 7.45 < 7.46)");
 }
 
 static void test_auto_dev_without_uring(void **state)
@@ -99,13 +101,14 @@ static void test_auto_dev_without_uring(void **state)
 	assert_int_equal(builds, 0);
 	assert_int_equal(se.transport, FRING_TRANSPORT_DEV);
 	/* the ABI is named first: turning io_uring on would not help */
-	assert_prefix(se.reason, "dev (zerocopy, bufpool-registered, bufpool: "
-				 "kernel ABI 7.45 < 7.46; uring: ");
+	assert_prefix(se.reason,
+		      "dev (not zerocopy, bufpool-registered, "
+		      "bufpool: kernel ABI 7.45 < 7.46; not uring: ");
 	assert_int_equal(
 		settle(46, FUSE_INIT_EXT, FRING_TRANSPORT_AUTO, build_ok), 0);
 	assert_int_equal(se.transport, FRING_TRANSPORT_DEV);
-	assert_prefix(se.reason, "dev (zerocopy, bufpool-registered, bufpool: "
-				 "no FUSE-over-io_uring; uring: ");
+	assert_prefix(se.reason, "dev (not zerocopy, bufpool-registered, "
+				 "bufpool: no FUSE-over-io_uring; not uring: ");
 }
 
 static void test_auto_old_kernel(void **state)
@@ -125,8 +128,10 @@ static void test_auto_falls_back(void **state)
 			 0);
 	assert_int_equal(builds, 1);
 	assert_int_equal(se.transport, FRING_TRANSPORT_DEV);
-	assert_prefix(se.reason, "dev (io_uring setup failed (Operation not "
-				 "permitted); fell back from: uring (");
+	assert_string_equal(se.reason,
+			    "dev (not zerocopy, bufpool-registered, bufpool: "
+			    "kernel ABI 7.45 < 7.46; not uring: io_uring "
+			    "setup failed (Operation not permitted))");
 }
 
 /* ... an explicit rung is refused instead, whichever ring rung it is */
@@ -139,11 +144,9 @@ static void test_explicit_refused(void **state)
 		const char *reason;
 	} cases[] = {
 		{FRING_TRANSPORT_URING, 45, URING,
-		 "dev (uring: io_uring setup failed (Operation not "
-		 "permitted))"},
+		 "uring: io_uring setup failed (Operation not permitted)"},
 		{FRING_TRANSPORT_BUFPOOL, 46, BUFPOOL,
-		 "dev (bufpool: io_uring setup failed (Operation not "
-		 "permitted))"},
+		 "bufpool: io_uring setup failed (Operation not permitted)"},
 	};
 
 	(void)state;
@@ -163,11 +166,82 @@ static void test_explicit_not_offered(void **state)
 	assert_int_equal(settle(45, URING, FRING_TRANSPORT_BUFPOOL, build_ok),
 			 -EOPNOTSUPP);
 	assert_int_equal(builds, 0);
-	assert_string_equal(se.reason, "dev (zerocopy, bufpool-registered, "
-				       "bufpool: kernel ABI 7.45 < 7.46)");
+	/* why the asked-for rung cannot be had, and what auto would take:
+	 * not "refused: dev (...)" while uring is there */
+	assert_string_equal(se.reason, "bufpool: kernel ABI 7.45 < 7.46; "
+				       "transport=auto takes uring");
 	assert_int_equal(settle(46, BUFPOOL, FRING_TRANSPORT_DEV, build_ok), 0);
 	assert_int_equal(builds, 0);
 	assert_string_equal(se.reason, "dev (asked for with transport=dev)");
+}
+
+/* A rung that fails to build for memory (RLIMIT_MEMLOCK, as the kernel
+ * answers it) gives its turn to the next one down, and the reason says so. */
+static int build_enomem_pinned(struct fring_session *s)
+{
+	builds++;
+	return s->transport == FRING_TRANSPORT_ZEROCOPY ||
+			       s->transport ==
+				       FRING_TRANSPORT_BUFPOOL_REGISTERED
+		       ? -ENOMEM
+		       : 0;
+}
+
+static void test_auto_next_rung(void **state)
+{
+	(void)state;
+	assert_int_equal(
+		settle(46, BUFPOOL, FRING_TRANSPORT_AUTO, build_enomem_pinned),
+		0);
+	assert_int_equal(se.transport, FRING_TRANSPORT_BUFPOOL);
+	assert_prefix(se.reason, "bufpool (not zerocopy");
+	/* bufpool-registered was weighed (RLIMIT_MEMLOCK, as a non-root
+	 * test), or refused with zerocopy: both pin the same pools, so one
+	 * build says it for both */
+	if (!strstr(se.reason, "not bufpool-registered: RLIMIT_MEMLOCK"))
+		assert_non_null(strstr(se.reason,
+				       "bufpool-registered: io_uring setup "
+				       "failed (Cannot allocate memory)"));
+	assert_true(builds <= 2);
+}
+
+/* Any other failure is in what every ring rung needs: dev, one build. */
+static void test_auto_other_failure_dev(void **state)
+{
+	(void)state;
+	assert_int_equal(settle(46, BUFPOOL, FRING_TRANSPORT_AUTO, build_eperm),
+			 0);
+	assert_int_equal(builds, 1);
+	assert_int_equal(se.transport, FRING_TRANSPORT_DEV);
+	assert_non_null(strstr(se.reason, "uring: io_uring setup failed "
+					  "(Operation not permitted))"));
+}
+
+/* What io_uring charges for a ring (6.18, measured as nobody: a 16-entry
+ * SQE128 ring costs 2 pages, a 256-entry one 11) and how many entries a
+ * thread's ring gets (ring.c). */
+static void test_ring_charge(void **state)
+{
+	struct ring_plan p;
+
+	(void)state;
+	if (ring_page_size() != 4096)
+		skip();
+	assert_int_equal(ring_locked_bytes(16), 2 * 4096);
+	assert_int_equal(ring_locked_bytes(32), 2 * 4096);
+	assert_int_equal(ring_locked_bytes(256), 11 * 4096);
+	assert_int_equal(ring_sq_entries(1, 8), 32);
+	assert_int_equal(ring_sq_entries(1, 64), 256);
+	assert_int_equal(ring_sq_entries(2, 64), 512);
+	ring_plan(2, 0, 64, &p);
+	assert_int_equal(p.nthreads, 2);
+	assert_int_equal(p.entries, 256);
+	assert_int_equal(p.locked, 22 * 4096);
+	ring_plan(3, 2, 8, &p); /* thread 0: 2 queues, thread 1: 1 */
+	assert_int_equal(p.nthreads, 2);
+	assert_int_equal(p.entries, 64);
+	assert_int_equal(p.locked,
+			 ring_locked_bytes(64) + ring_locked_bytes(32));
 }
 
 int main(void)
@@ -179,6 +253,9 @@ int main(void)
 		cmocka_unit_test(test_auto_falls_back),
 		cmocka_unit_test(test_explicit_refused),
 		cmocka_unit_test(test_explicit_not_offered),
+		cmocka_unit_test(test_auto_next_rung),
+		cmocka_unit_test(test_auto_other_failure_dev),
+		cmocka_unit_test(test_ring_charge),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

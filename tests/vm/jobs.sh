@@ -150,11 +150,13 @@ job dev-splice-fsx dev env \
 # fault injection (a -Dfault_injection=true build only, which has fault_io:
 # scripts/test.sh runs these from build-fault with FRING_VM_ONLY='^fault-'):
 # the pools of the 7.46 rungs cannot be allocated, or not registered as
-# fixed buffers; auto, which would run zerocopy here, falls back to dev
-# (run-suite prints the reason) and serves; data reads back byte for byte
+# fixed buffers, once (ENOMEM, as RLIMIT_MEMLOCK would say it); auto, which
+# would run zerocopy here, gives way to bufpool, the first rung that does
+# not pin them (run-suite prints the reason), and serves; data reads back
+# byte for byte
 if [[ -x $E2E/fault_io ]]; then
 	for point in pool_alloc buf_register; do
-		job "fault-$point" dev env "FRING_FAULT=$point:1" \
+		job "fault-$point" bufpool env "FRING_FAULT=$point:1" \
 			"FRING_E2E_STATS_EXPECT=faults.$point=1 requests>0" \
 			"$S/run-suite.sh" "$MEMFS" auto "$E2E/fault_io" \
 			w0=4096 w1=4096 w2=4096 r0=4096 r1=4096 r2=4096
