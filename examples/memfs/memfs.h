@@ -441,6 +441,9 @@ void memfs_rmdir(fring_req_t *req, fring_ino_t parent, const char *name);
 /* Shared by the creating callbacks and rename. */
 int name_check(const char *name);
 struct memfs_inode *ns_dir(struct memfs *fs, fring_ino_t ino, int *err);
+/* Owner, group and set-group-ID handling of a new inode in dir. */
+void new_owner(struct memfs_cred *c, struct memfs_inode *dir, mode_t *mode,
+	       uid_t *uid, gid_t *gid);
 /* Removes e from dir (unlink, rmdir); fs->ns held for writing. */
 void entry_remove(struct memfs *fs, struct memfs_inode *dir,
 		  struct memfs_dirent *e);
