@@ -112,7 +112,7 @@ static int arena_fd(struct memfs_stripe *s, uint32_t slot)
 	return -EINVAL;
 }
 
-/* A free region of stripe i: 0 or an errno. */
+/* A free region of stripe s for d: 0 or an errno. */
 static int stripe_take(struct memfs_stripe *s, struct memfs_data *d)
 {
 	uint32_t slot = 0;
