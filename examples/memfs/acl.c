@@ -240,6 +240,7 @@ int acl_permission(struct memfs_cred *c, const void *value, size_t size,
 int acl_set_locked(struct memfs_cred *c, struct memfs_inode *n, bool is_default,
 		   const void *value, size_t size, int flags)
 {
+	struct memfs *fs = req_fs(c->req);
 	struct memfs_xattr *x;
 	mode_t mode = n->mode;
 	int err = acl_valid(value, size);
@@ -247,7 +248,7 @@ int acl_set_locked(struct memfs_cred *c, struct memfs_inode *n, bool is_default,
 	if (err)
 		return err;
 	if (is_default)
-		return xattr_set_locked(n, MEMFS_ACL_DEFAULT, value, size,
+		return xattr_set_locked(fs, n, MEMFS_ACL_DEFAULT, value, size,
 					flags);
 	x = xattr_find(&n->xattrs, MEMFS_ACL_ACCESS);
 	if ((flags & XATTR_CREATE) && x)
@@ -259,9 +260,9 @@ int acl_set_locked(struct memfs_cred *c, struct memfs_inode *n, bool is_default,
 	 * the check below. */
 	if (acl_equiv_mode(value, size, &mode)) {
 		if (x)
-			xattr_del_locked(n, x);
+			xattr_del_locked(fs, n, x);
 	} else {
-		err = xattr_set_locked(n, MEMFS_ACL_ACCESS, value, size, 0);
+		err = xattr_set_locked(fs, n, MEMFS_ACL_ACCESS, value, size, 0);
 		if (err)
 			return err;
 	}
@@ -271,7 +272,8 @@ int acl_set_locked(struct memfs_cred *c, struct memfs_inode *n, bool is_default,
 	return 0;
 }
 
-int acl_inherit(struct memfs_inode *dir, struct memfs_inode *n, mode_t umask)
+int acl_inherit(struct memfs *fs, struct memfs_inode *dir,
+		struct memfs_inode *n, mode_t umask)
 {
 	struct memfs_xattr *d;
 	void *acl = NULL;
@@ -299,11 +301,11 @@ int acl_inherit(struct memfs_inode *dir, struct memfs_inode *n, mode_t umask)
 		n->mode = mode & ~(umask & 0777);
 	} else {
 		if (S_ISDIR(n->type))
-			err = xattr_set_locked(n, MEMFS_ACL_DEFAULT, acl, size,
-					       0);
+			err = xattr_set_locked(fs, n, MEMFS_ACL_DEFAULT, acl,
+					       size, 0);
 		if (!err && acl_create_masq(acl, size, &mode))
-			err = xattr_set_locked(n, MEMFS_ACL_ACCESS, acl, size,
-					       0);
+			err = xattr_set_locked(fs, n, MEMFS_ACL_ACCESS, acl,
+					       size, 0);
 		n->mode = mode;
 	}
 	pthread_mutex_unlock(&n->lock);

@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "memfs.h"
@@ -128,8 +127,7 @@ out:
 	return err;
 }
 
-static _Atomic(struct memfs_inode *) *slot_of(struct memfs *fs,
-					      fring_ino_t ino)
+static _Atomic(struct memfs_inode *) *slot_of(struct memfs *fs, fring_ino_t ino)
 {
 	uint64_t idx, c;
 	struct memfs_chunk *chunk;
@@ -174,10 +172,20 @@ struct memfs_inode *inode_get(struct memfs *fs, fring_ino_t ino)
 	return slot ? atomic_load(slot) : NULL;
 }
 
-static void inode_destroy(struct memfs_inode *n)
+/* What a symlink's target costs against -o size. */
+static size_t target_cost(const struct memfs_inode *n)
 {
-	if (n->fd >= 0)
-		close(n->fd);
+	return n->target ? strlen(n->target) + 1 : 0;
+}
+
+/* Frees n and gives back its charge: its inode (if charged), its data,
+ * attributes and target. */
+static void inode_destroy(struct memfs *fs, struct memfs_inode *n, bool charged)
+{
+	data_free(fs, n);
+	space_give(fs, n->xattr_bytes + (charged ? target_cost(n) : 0));
+	if (charged)
+		space_give_inode(fs);
 	free(n->target);
 	dir_free(n->dir);
 	xattrs_free(&n->xattrs);
@@ -189,7 +197,7 @@ static void inode_release(struct memfs *fs, struct memfs_inode *n)
 {
 	slot_free(fs, n->ino);
 	atomic_fetch_sub(&fs->ninodes, 1);
-	inode_destroy(n);
+	inode_destroy(fs, n, true);
 }
 
 void table_fini(struct memfs *fs)
@@ -207,7 +215,7 @@ void table_fini(struct memfs *fs)
 			struct memfs_inode *n = atomic_load(&chunk->slot[i]);
 
 			if (n)
-				inode_destroy(n);
+				inode_destroy(fs, n, true);
 		}
 		free(chunk);
 	}
@@ -228,7 +236,7 @@ struct memfs_inode *inode_new(struct memfs *fs, mode_t mode, uid_t uid,
 	if (!n)
 		return NULL;
 	pthread_mutex_init(&n->lock, NULL);
-	n->fd = -1;
+	data_init(&n->data);
 	n->type = mode & S_IFMT;
 	n->mode = mode;
 	n->uid = uid;
@@ -241,32 +249,28 @@ struct memfs_inode *inode_new(struct memfs *fs, mode_t mode, uid_t uid,
 		goto fail;
 	if (S_ISLNK(mode) && !(n->target = strdup(target)))
 		goto fail;
-	*err = slot_alloc(fs, &n->ino, &n->generation);
-	if (*err)
+	/* -o nr_inodes, and the target against -o size */
+	if (space_take_inode(fs)) {
+		*err = ENOSPC;
 		goto fail;
+	}
+	if (space_take(fs, target_cost(n))) {
+		space_give_inode(fs);
+		*err = ENOSPC;
+		goto fail;
+	}
+	*err = slot_alloc(fs, &n->ino, &n->generation);
+	if (*err) {
+		inode_destroy(fs, n, true);
+		return NULL;
+	}
 	atomic_store(slot_of(fs, n->ino), n);
 	atomic_fetch_add(&fs->ninodes, 1);
 	*err = 0;
 	return n;
 fail:
-	inode_destroy(n);
+	inode_destroy(fs, n, false);
 	return NULL;
-}
-
-int inode_fd_locked(struct memfs_inode *n)
-{
-	if (n->fd < 0) {
-		/* Files that never hold data cost no descriptor, which is
-		 * what lets a directory of 100,000 empty files fit under
-		 * RLIMIT_NOFILE. */
-		int fd = memfd_create("memfs", MFD_CLOEXEC);
-
-		if (fd < 0)
-			return errno == EMFILE || errno == ENFILE ? -ENOSPC
-								  : -errno;
-		n->fd = fd;
-	}
-	return n->fd;
 }
 
 /* Caller holds n->lock. True if the caller must now free n. */
@@ -312,6 +316,8 @@ void inode_unref_open(struct memfs *fs, struct memfs_inode *n)
 	pthread_mutex_lock(&n->lock);
 	if (n->nopen)
 		n->nopen--;
+	if (S_ISREG(n->type))
+		data_drop_if_idle_locked(fs, n);
 	last = last_ref_locked(n);
 	pthread_mutex_unlock(&n->lock);
 	if (last)
@@ -323,6 +329,9 @@ void inode_unlink(struct memfs *fs, struct memfs_inode *n)
 	bool last;
 
 	pthread_mutex_lock(&n->lock);
+	/* a name past an inode's first was charged as an inode (link) */
+	if (!S_ISDIR(n->type) && n->nlink > 1)
+		space_give_inode(fs);
 	if (S_ISDIR(n->type))
 		n->nlink = 0;
 	else if (n->nlink)
@@ -358,15 +367,10 @@ void inode_stat_locked(struct memfs_inode *n, struct stat *st)
 	st->st_mtim = n->mtime;
 	st->st_ctim = n->ctime;
 	switch (n->type) {
-	case S_IFREG: {
-		struct stat m;
-
-		if (n->fd >= 0 && fstat(n->fd, &m) == 0) {
-			st->st_size = m.st_size;
-			st->st_blocks = m.st_blocks;
-		}
+	case S_IFREG:
+		st->st_size = n->data.size;
+		st->st_blocks = (blkcnt_t)data_blocks_locked(n);
 		break;
-	}
 	case S_IFDIR:
 		st->st_size = (off_t)(n->nentries + 2) * MEMFS_BOGO_DIRENT_SIZE;
 		break;
@@ -420,8 +424,8 @@ void inode_entry(struct memfs *fs, struct memfs_inode *n, double timeout,
 	e->entry_timeout = timeout;
 }
 
-void reply_entry_ref(struct memfs *fs, fring_req_t *req,
-		     struct memfs_inode *n, struct memfs_inode *dir)
+void reply_entry_ref(struct memfs *fs, fring_req_t *req, struct memfs_inode *n,
+		     struct memfs_inode *dir)
 {
 	struct fring_entry e;
 

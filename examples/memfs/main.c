@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "memfs.h"
@@ -32,7 +31,14 @@ static const char memfs_usage[] =
 	"    -o mode=OCTAL          permissions of the root (1777)\n"
 	"    -o remote=FIFO         take remote changes from FIFO and notify\n"
 	"                           the kernel (README: Remote changes)\n"
-	"    -o uid=N,gid=N         owner of the root (the server's)\n";
+	"    -o uid=N,gid=N         owner of the root (the server's)\n"
+	"    -o size=N[k|m|g|t]     most bytes of data, attributes and\n"
+	"                           symlinks, or N% of RAM (half of RAM,\n"
+	"                           at most half the memory cgroup's limit;\n"
+	"                           0: no limit)\n"
+	"    -o nr_inodes=N[k|m|g]  most inodes and extra hard links (a\n"
+	"                           page of that half for two, and at least\n"
+	"                           its KiBs up to 2M; 0: no limit)\n";
 
 static int parse_seconds(const char *value, double *out)
 {
@@ -136,13 +142,45 @@ static int memfs_feature_opt(struct memfs_opts *o, const char *key,
 	return -ENOENT;
 }
 
+/* What a bad value of key should have been. */
+static const char *opt_hint(const char *key)
+{
+	static const struct {
+		const char *key, *hint;
+	} hints[] = {
+		{"entry_timeout", "seconds, a number 0 or more"},
+		{"attr_timeout", "seconds, a number 0 or more"},
+		{"negative_timeout", "seconds, a number 0 or more"},
+		{"readdirplus", "auto, yes or no"},
+		{"max_pages", "1 to 65535"},
+		{"time_gran", "nanoseconds, 1 to 1000000000"},
+		{"lookup_delay_ms", "0 to 60000"},
+		{"mode", "octal, 0 to 7777"},
+		{"uid", "0 to 4294967294"},
+		{"gid", "0 to 4294967294"},
+		{"remote", "the path of a FIFO"},
+		{"size", "bytes, 0 (no limit) to 2^63 - 4096, with an optional "
+			 "k, m, g, t, p or e suffix (powers of 1024), or 1% to "
+			 "100% of RAM"},
+		{"nr_inodes", "0 (no limit) to 268435456, with an optional k, "
+			      "m or g suffix (powers of 1024)"},
+	};
+
+	for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++)
+		if (strcmp(key, hints[i].key) == 0)
+			return hints[i].hint;
+	/* the on/off features */
+	return "nothing, 0 or 1";
+}
+
 static int memfs_opt(void *userdata, const char *key, const char *value)
 {
 	int err = memfs_opt_parse(&((struct memfs *)userdata)->opt, key, value);
 
 	if (err == -EINVAL)
-		fprintf(stderr, "memfs: bad value for option %s: %s\n", key,
-			value ? value : "(none)");
+		fprintf(stderr,
+			"memfs: bad value for option %s: %s (valid: %s)\n", key,
+			value ? value : "(none)", opt_hint(key));
 	return err;
 }
 
@@ -158,6 +196,10 @@ static int memfs_opt_parse(struct memfs_opts *o, const char *key,
 		return parse_seconds(value, &o->attr_timeout);
 	if (strcmp(key, "negative_timeout") == 0)
 		return parse_seconds(value, &o->negative_timeout);
+	if (strcmp(key, "size") == 0)
+		return space_parse_size(value, o);
+	if (strcmp(key, "nr_inodes") == 0)
+		return space_parse_inodes(value, o);
 	if (strcmp(key, "remote") == 0) {
 		if (!value || !*value)
 			return -EINVAL;
@@ -194,6 +236,9 @@ static void memfs_init(void *userdata, struct fring_conn *conn)
 	struct memfs_inode *root = inode_get(fs, FRING_ROOT_INO);
 	uint64_t want = FRING_CAP_ATOMIC_O_TRUNC | FRING_CAP_CACHE_SYMLINKS;
 	uint64_t got;
+
+	/* the limits, before the first request can charge anything */
+	space_setup(fs);
 
 	conn->want &=
 		~(FRING_CAP_POSIX_ACL | FRING_CAP_DONT_MASK |
@@ -314,31 +359,6 @@ static const struct fring_ops memfs_ops = {
 	 * is right for a filesystem only this host sees. */
 };
 
-/* Each file with data holds a memfd: allow as many as the system lets. */
-static void raise_nofile(void)
-{
-	struct rlimit rl;
-	unsigned long nr_open = 0;
-	FILE *f;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl))
-		return;
-	f = fopen("/proc/sys/fs/nr_open", "re");
-	if (f) {
-		if (fscanf(f, "%lu", &nr_open) != 1)
-			nr_open = 0;
-		fclose(f);
-	}
-	if (nr_open > rl.rlim_max) {
-		struct rlimit more = { nr_open, nr_open };
-
-		if (setrlimit(RLIMIT_NOFILE, &more) == 0)
-			return;
-	}
-	rl.rlim_cur = rl.rlim_max;
-	setrlimit(RLIMIT_NOFILE, &rl);
-}
-
 static bool sysctl_on(const char *path)
 {
 	FILE *f = fopen(path, "re");
@@ -376,7 +396,12 @@ int main(int argc, char *argv[])
 	fs.protected_hardlinks = sysctl_on("/proc/sys/fs/protected_hardlinks");
 	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) == sizeof(seed))
 		dir_hash_seed(seed);
-	raise_nofile();
+	err = data_setup(&fs);
+	if (err) {
+		fprintf(stderr, "memfs: cannot make a memfd: %s\n",
+			strerror(err));
+		return 1;
+	}
 
 	/* Writers first: lookups and listings must not starve renames. */
 	pthread_rwlockattr_init(&attr);
@@ -404,6 +429,7 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "memfs: lookups held at once: at most %u\n",
 			atomic_load(&fs.delayed_peak));
 	table_fini(&fs);
+	data_fini(&fs);
 	pthread_rwlock_destroy(&fs.ns);
 	return ret;
 }

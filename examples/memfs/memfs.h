@@ -10,6 +10,7 @@
  *   inode->lock  mutex: the inode's attributes, counters and xattrs. Never
  *                two at once, so no inode-vs-inode ordering exists.
  *   table.lock   mutex: slot allocation in the inode table only.
+ *   stripe.lock  mutex: region allocation in one stripe of arenas (data.c).
  * Data I/O goes to the memfd with no lock held: the kernel orders it.
  */
 #ifndef MEMFS_H
@@ -57,9 +58,9 @@ struct memfs_dir {
 };
 
 /* "." and ".." take the two lowest cookies; real entries follow. */
-#define MEMFS_COOKIE_DOT 1
+#define MEMFS_COOKIE_DOT    1
 #define MEMFS_COOKIE_DOTDOT 2
-#define MEMFS_COOKIE_FIRST 3
+#define MEMFS_COOKIE_FIRST  3
 
 void dir_hash_seed(uint64_t seed);
 struct memfs_dir *dir_new(void);
@@ -93,6 +94,83 @@ struct memfs_xattrs {
 void xattrs_free(struct memfs_xattrs *x);
 
 /* ------------------------------------------------------------------ */
+/* extent.c: the pages a file holds, as sorted runs [start, end) */
+
+struct memfs_run {
+	uint64_t start, end;
+};
+
+struct memfs_extents {
+	struct memfs_run *v;
+	uint32_t n, cap;
+	uint64_t pages; /* in all runs */
+};
+
+/* Pages of [a, b) not in any run. */
+uint64_t ext_missing(const struct memfs_extents *x, uint64_t a, uint64_t b);
+/* Room for one run more, so that the next ext_add() or ext_remove()
+ * cannot fail: 0 or ENOMEM. */
+int ext_reserve(struct memfs_extents *x);
+void ext_add(struct memfs_extents *x, uint64_t a, uint64_t b);
+/* Takes [a, b) out; returns the pages that were in. */
+uint64_t ext_remove(struct memfs_extents *x, uint64_t a, uint64_t b);
+uint64_t ext_end(const struct memfs_extents *x); /* past the last page */
+int ext_clone(struct memfs_extents *dst, const struct memfs_extents *src);
+void ext_free(struct memfs_extents *x);
+
+/* ------------------------------------------------------------------ */
+/* data.c: where a regular file's bytes are */
+
+/* A first write reaching past this gets a memfd of its own (if the
+ * descriptor budget allows); smaller files share arenas. */
+#define MEMFS_SMALL_MAX ((off_t)64 << 10)
+/* An arena memfd holds this many files, each in a region of its own;
+ * together they span what an off_t can address. */
+#define MEMFS_ARENA_SLOTS 65535u
+#define MEMFS_REGION	  ((off_t)1 << 47) /* 128 TiB: a file in an arena */
+#define MEMFS_STRIPES	  8
+
+struct memfs_data {
+	int fd;	       /* a memfd, or -1: no storage (then size is 0) */
+	int stripe;    /* the arena stripe of fd, or -1: fd is the file's own */
+	uint32_t slot; /* in the stripe */
+	off_t base;    /* where byte 0 of the file is in fd */
+	off_t size;    /* st_size */
+	struct memfs_extents ext; /* the pages held, all charged */
+};
+
+struct memfs_stripe {
+	pthread_mutex_t lock;
+	int *fds; /* arenas, MEMFS_ARENA_SLOTS slots each */
+	size_t nfds;
+	uint32_t next; /* slots ever handed out */
+	uint32_t *free;
+	size_t nfree, free_cap;
+};
+
+struct memfs_store {
+	unsigned nstripes;
+	long budget;	 /* memfds of their own files may have */
+	atomic_long own; /* ... and have */
+	struct memfs_stripe stripe[MEMFS_STRIPES];
+};
+
+/* ------------------------------------------------------------------ */
+/* space.c: -o size and -o nr_inodes, charged */
+
+#define MEMFS_INODES_MAX                                                       \
+	((uint64_t)MEMFS_MAX_CHUNKS * MEMFS_CHUNK_SLOTS) /* the table's */
+
+struct memfs_space {
+	uint64_t max_bytes;  /* 0: no limit */
+	uint64_t max_inodes; /* 0: no limit */
+	/* data pages, xattrs and symlink targets */
+	atomic_uint_fast64_t bytes;
+	/* inodes, and each hard link past an inode's first name */
+	atomic_uint_fast64_t inodes;
+};
+
+/* ------------------------------------------------------------------ */
 /* Inodes */
 
 struct memfs_inode {
@@ -116,10 +194,12 @@ struct memfs_inode {
 	bool linkable;	  /* O_TMPFILE without O_EXCL, not yet linked */
 	bool ts_seen;	  /* times reported since they last changed */
 	bool dead;	  /* being freed */
-	/* Regular files: the memfd, created on the first need and then
-	 * fixed, so a value read under lock stays usable after unlock. */
-	int fd;
+	/* Regular files: where the data is (data.c). Its fd stays while
+	 * the file is open, so a value read under lock stays usable after
+	 * unlock. */
+	struct memfs_data data;
 	struct memfs_xattrs xattrs;
+	size_t xattr_bytes; /* names and values, charged */
 
 	/* Directories, under fs->ns. */
 	struct memfs_dir *dir;
@@ -129,9 +209,9 @@ struct memfs_inode {
 /* ------------------------------------------------------------------ */
 /* The filesystem */
 
-#define MEMFS_CHUNK_BITS 12
+#define MEMFS_CHUNK_BITS  12
 #define MEMFS_CHUNK_SLOTS (1u << MEMFS_CHUNK_BITS)
-#define MEMFS_MAX_CHUNKS 65536u
+#define MEMFS_MAX_CHUNKS  65536u
 
 struct memfs_chunk {
 	_Atomic(struct memfs_inode *) slot[MEMFS_CHUNK_SLOTS];
@@ -169,6 +249,11 @@ struct memfs_opts {
 	uid_t root_uid;
 	gid_t root_gid;
 	char *remote; /* -o remote=FIFO (remote.c), or NULL */
+	/* -o size=BYTES or N% of RAM, -o nr_inodes=N (space.c) */
+	bool size_set, nr_inodes_set;
+	uint64_t size;
+	unsigned size_pct;
+	uint64_t nr_inodes;
 };
 
 struct memfs {
@@ -186,13 +271,15 @@ struct memfs {
 	bool no_open;		  /* open / opendir answer ENOSYS */
 	bool protected_hardlinks; /* fs.protected_hardlinks */
 	fring_session_t *se;	  /* for notifications (remote.c) */
+	struct memfs_space space;
+	struct memfs_store store;
 };
 
-#define MEMFS_NAME_MAX 255
-#define MEMFS_SYMLINK_MAX 4095 /* tmpfs: the target plus NUL fit a page */
-#define MEMFS_XATTR_SIZE_MAX 65536
+#define MEMFS_NAME_MAX	       255
+#define MEMFS_SYMLINK_MAX      4095 /* tmpfs: the target plus NUL fit a page */
+#define MEMFS_XATTR_SIZE_MAX   65536
 #define MEMFS_BOGO_DIRENT_SIZE 20 /* tmpfs's st_size per entry */
-#define MEMFS_MAX_NLINK 0xfffffffeu
+#define MEMFS_MAX_NLINK	       0xfffffffeu
 
 /* inode.c */
 int table_init(struct memfs *fs);
@@ -202,9 +289,6 @@ struct memfs_inode *inode_get(struct memfs *fs, fring_ino_t ino);
 struct memfs_inode *inode_new(struct memfs *fs, mode_t mode, uid_t uid,
 			      gid_t gid, dev_t rdev, const char *target,
 			      int *err);
-/* The memfd of a regular file, created if missing; -errno on failure.
- * Caller holds n->lock. */
-int inode_fd_locked(struct memfs_inode *n);
 /* Takes one kernel reference; the caller guarantees n stays alive. */
 void inode_ref_lookup(struct memfs_inode *n);
 void inode_forget(struct memfs *fs, struct memfs_inode *n, uint64_t count);
@@ -222,8 +306,8 @@ void inode_entry(struct memfs *fs, struct memfs_inode *n, double timeout,
 		 struct fring_entry *e);
 /* Answers with n's entry; n already holds the reference the answer gives
  * to the kernel, and loses it again if the answer is not delivered. */
-void reply_entry_ref(struct memfs *fs, fring_req_t *req,
-		     struct memfs_inode *n, struct memfs_inode *dir);
+void reply_entry_ref(struct memfs *fs, fring_req_t *req, struct memfs_inode *n,
+		     struct memfs_inode *dir);
 bool inode_is_dead_dir(struct memfs_inode *n);
 /* The time for a change that nobody has to tell apart from the last one
  * (see inode.c); also for atime. */
@@ -239,6 +323,45 @@ void touch_c(struct memfs_inode *n);
 bool atime_due_locked(const struct memfs_inode *n, const struct timespec *now);
 /* Drops S_ISUID, and S_ISGID when group-exec makes it a real setgid. */
 void kill_suidgid_locked(struct memfs_inode *n);
+
+/* data.c; the _locked ones with n->lock held */
+int data_setup(struct memfs *fs); /* at start: 0 or an errno */
+void data_fini(struct memfs *fs);
+void data_init(struct memfs_data *d);
+void data_free(struct memfs *fs, struct memfs_inode *n);
+/* An empty file that nothing has open gives its storage back. */
+void data_drop_if_idle_locked(struct memfs *fs, struct memfs_inode *n);
+uint64_t data_blocks_locked(const struct memfs_inode *n); /* st_blocks */
+/* For a write of len bytes at off: storage, the charge and the new size;
+ * where the bytes go in *fd at *foff. 0 or an errno, nothing changed. */
+int data_write_locked(struct memfs *fs, struct memfs_inode *n, off_t off,
+		      size_t len, int *fd, off_t *foff);
+/* The same, and the bytes written from buf. */
+int data_pwrite_locked(struct memfs *fs, struct memfs_inode *n, const void *buf,
+		       size_t len, off_t off);
+/* Where to read up to *len bytes at off (clamped to the size; 0 at the
+ * end, with *fd -1). */
+void data_read_locked(const struct memfs_inode *n, off_t off, size_t *len,
+		      int *fd, off_t *foff);
+int data_truncate_locked(struct memfs *fs, struct memfs_inode *n, off_t size);
+/* fallocate(2) modes 0, KEEP_SIZE and PUNCH_HOLE|KEEP_SIZE, checked. */
+int data_fallocate_locked(struct memfs *fs, struct memfs_inode *n, int mode,
+			  off_t off, off_t len);
+/* SEEK_DATA or SEEK_HOLE: 0 with *res, or an errno. */
+int data_seek_locked(const struct memfs_inode *n, off_t off, int whence,
+		     off_t *res);
+
+/* space.c */
+struct statvfs;
+int space_parse_size(const char *value, struct memfs_opts *o);
+int space_parse_inodes(const char *value, struct memfs_opts *o);
+/* The limits from the options, RAM and the memory cgroup (at INIT). */
+void space_setup(struct memfs *fs);
+int space_take(struct memfs *fs, uint64_t bytes); /* 0 or ENOSPC */
+void space_give(struct memfs *fs, uint64_t bytes);
+int space_take_inode(struct memfs *fs); /* 0 or ENOSPC */
+void space_give_inode(struct memfs *fs);
+void space_statfs(struct memfs *fs, struct statvfs *st);
 
 /* perm.c */
 struct memfs_cred {
@@ -258,8 +381,7 @@ bool cred_in_group(struct memfs_cred *c, gid_t gid);
 int perm_attrs(struct memfs_cred *c, mode_t mode, uid_t uid, gid_t gid,
 	       int mask);
 int perm_inode(struct memfs_cred *c, struct memfs_inode *n, int mask);
-bool perm_owner_locked(const struct memfs_cred *c,
-		       const struct memfs_inode *n);
+bool perm_owner_locked(const struct memfs_cred *c, const struct memfs_inode *n);
 /* The sticky-directory rule for removing or replacing victim: 0 or EPERM. */
 int perm_sticky(struct memfs_cred *c, struct memfs_inode *dir,
 		struct memfs_inode *victim);
@@ -271,9 +393,11 @@ int perm_locked(struct memfs_cred *c, struct memfs_inode *n, int mask);
 
 /* xattr.c, caller holds n->lock */
 struct memfs_xattr *xattr_find(struct memfs_xattrs *x, const char *name);
-int xattr_set_locked(struct memfs_inode *n, const char *name, const void *value,
-		     size_t size, int flags);
-void xattr_del_locked(struct memfs_inode *n, struct memfs_xattr *x);
+/* Names and values are charged against -o size (ENOSPC). */
+int xattr_set_locked(struct memfs *fs, struct memfs_inode *n, const char *name,
+		     const void *value, size_t size, int flags);
+void xattr_del_locked(struct memfs *fs, struct memfs_inode *n,
+		      struct memfs_xattr *x);
 
 /* acl.c: POSIX ACLs in the kernel's xattr format (-o acl) */
 #define MEMFS_ACL_ACCESS  "system.posix_acl_access"
@@ -291,7 +415,8 @@ int acl_set_locked(struct memfs_cred *c, struct memfs_inode *n, bool is_default,
 		   const void *value, size_t size, int flags);
 /* A new inode n in dir: dir's default ACL, else the umask, applies to its
  * mode. Caller holds fs->ns; n is not yet visible. */
-int acl_inherit(struct memfs_inode *dir, struct memfs_inode *n, mode_t umask);
+int acl_inherit(struct memfs *fs, struct memfs_inode *dir,
+		struct memfs_inode *n, mode_t umask);
 
 /* Callbacks, grouped by file. */
 /* ops_entry.c */
@@ -316,6 +441,9 @@ void memfs_rmdir(fring_req_t *req, fring_ino_t parent, const char *name);
 /* Shared by the creating callbacks and rename. */
 int name_check(const char *name);
 struct memfs_inode *ns_dir(struct memfs *fs, fring_ino_t ino, int *err);
+/* Owner, group and set-group-ID handling of a new inode in dir. */
+void new_owner(struct memfs_cred *c, struct memfs_inode *dir, mode_t *mode,
+	       uid_t *uid, gid_t *gid);
 /* Removes e from dir (unlink, rmdir); fs->ns held for writing. */
 void entry_remove(struct memfs *fs, struct memfs_inode *dir,
 		  struct memfs_dirent *e);
@@ -341,26 +469,25 @@ void memfs_statfs(fring_req_t *req, fring_ino_t ino);
 /* ops_file.c */
 /* Permission checks, O_TRUNC and s[ug]id killing shared by open and by
  * create on an existing name: 0 or a positive errno. */
-int open_existing(struct memfs *fs, struct memfs_cred *c,
-		  struct memfs_inode *n, struct fring_file *fi);
+int open_existing(struct memfs *fs, struct memfs_cred *c, struct memfs_inode *n,
+		  struct fring_file *fi);
 void memfs_open(fring_req_t *req, fring_ino_t ino, struct fring_file *fi);
 void memfs_read(fring_req_t *req, fring_ino_t ino, size_t size, off_t off,
 		struct fring_file *fi, const struct fring_buf *dst);
-void memfs_write(fring_req_t *req, fring_ino_t ino,
-		 const struct fring_buf *src, off_t off,
-		 struct fring_file *fi);
+void memfs_write(fring_req_t *req, fring_ino_t ino, const struct fring_buf *src,
+		 off_t off, struct fring_file *fi);
 void memfs_flush(fring_req_t *req, fring_ino_t ino, struct fring_file *fi);
 void memfs_release(fring_req_t *req, fring_ino_t ino, struct fring_file *fi);
 void memfs_fsync(fring_req_t *req, fring_ino_t ino, int datasync,
 		 struct fring_file *fi);
-void memfs_fallocate(fring_req_t *req, fring_ino_t ino, int mode,
-		     off_t offset, off_t length, struct fring_file *fi);
+void memfs_fallocate(fring_req_t *req, fring_ino_t ino, int mode, off_t offset,
+		     off_t length, struct fring_file *fi);
 void memfs_lseek(fring_req_t *req, fring_ino_t ino, off_t off, int whence,
 		 struct fring_file *fi);
-void memfs_copy_file_range(fring_req_t *req, fring_ino_t ino_in,
-			   off_t off_in, struct fring_file *fi_in,
-			   fring_ino_t ino_out, off_t off_out,
-			   struct fring_file *fi_out, size_t len, int flags);
+void memfs_copy_file_range(fring_req_t *req, fring_ino_t ino_in, off_t off_in,
+			   struct fring_file *fi_in, fring_ino_t ino_out,
+			   off_t off_out, struct fring_file *fi_out, size_t len,
+			   int flags);
 void memfs_syncfs(fring_req_t *req, fring_ino_t ino);
 
 /* ops_dir.c */
@@ -370,8 +497,7 @@ void memfs_readdir(fring_req_t *req, fring_ino_t ino, size_t size, off_t off,
 void memfs_readdirplus(fring_req_t *req, fring_ino_t ino, size_t size,
 		       off_t off, struct fring_file *fi,
 		       const struct fring_buf *dst);
-void memfs_releasedir(fring_req_t *req, fring_ino_t ino,
-		      struct fring_file *fi);
+void memfs_releasedir(fring_req_t *req, fring_ino_t ino, struct fring_file *fi);
 void memfs_fsyncdir(fring_req_t *req, fring_ino_t ino, int datasync,
 		    struct fring_file *fi);
 

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysinfo.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -37,8 +37,7 @@ static bool kernel_kills_priv(struct memfs *fs, const struct memfs_inode *n,
 	mode_t cur = n->mode & 07777;
 
 	return !fs->killpriv_v2 && (cur & (S_ISUID | S_ISGID)) &&
-	       (attr->st_mode & 07777) ==
-		       (cur & ~(mode_t)(S_ISUID | S_ISGID));
+	       (attr->st_mode & 07777) == (cur & ~(mode_t)(S_ISUID | S_ISGID));
 }
 
 /* Caller holds n->lock. The order is that of the kernel's checks. */
@@ -86,24 +85,15 @@ static int setattr_check(struct memfs *fs, struct memfs_cred *c,
 	return 0;
 }
 
-static int setattr_apply(struct memfs_cred *c, struct memfs_inode *n,
-			 const struct stat *attr, int to_set,
-			 const struct timespec *now)
+static int setattr_apply(struct memfs *fs, struct memfs_cred *c,
+			 struct memfs_inode *n, const struct stat *attr,
+			 int to_set, const struct timespec *now)
 {
 	if (to_set & FRING_SET_SIZE) {
-		struct stat m;
-		off_t cur = 0;
+		int err = data_truncate_locked(fs, n, attr->st_size);
 
-		if (n->fd >= 0 && fstat(n->fd, &m) == 0)
-			cur = m.st_size;
-		if (attr->st_size != cur) {
-			int fd = inode_fd_locked(n);
-
-			if (fd < 0)
-				return -fd;
-			if (ftruncate(fd, attr->st_size) < 0)
-				return errno;
-		}
+		if (err)
+			return err;
 		/* Like tmpfs: marked even when the size stays. */
 		n->mtime = n->ctime = *now;
 	}
@@ -131,11 +121,11 @@ static int setattr_apply(struct memfs_cred *c, struct memfs_inode *n,
 			acl_chmod(acl->value, acl->size, m);
 	}
 	if (to_set & FRING_SET_ATIME)
-		n->atime = (to_set & FRING_SET_ATIME_NOW) ? *now
-							   : attr->st_atim;
+		n->atime =
+			(to_set & FRING_SET_ATIME_NOW) ? *now : attr->st_atim;
 	if (to_set & FRING_SET_MTIME)
-		n->mtime = (to_set & FRING_SET_MTIME_NOW) ? *now
-							   : attr->st_mtim;
+		n->mtime =
+			(to_set & FRING_SET_MTIME_NOW) ? *now : attr->st_mtim;
 	if (to_set & (FRING_SET_ATIME | FRING_SET_MTIME))
 		n->ctime = *now;
 	if (to_set & FRING_SET_CTIME)
@@ -167,7 +157,7 @@ void memfs_setattr(fring_req_t *req, fring_ino_t ino, struct stat *attr,
 	if (!err) {
 		/* One time for every field this call sets. */
 		inode_now_locked(n, &now);
-		err = setattr_apply(&c, n, attr, to_set, &now);
+		err = setattr_apply(fs, &c, n, attr, to_set, &now);
 	}
 	if (!err) {
 		inode_stat_locked(n, &st);
@@ -268,33 +258,10 @@ void memfs_readlink(fring_req_t *req, fring_ino_t ino)
 
 void memfs_statfs(fring_req_t *req, fring_ino_t ino)
 {
-	struct memfs *fs = req_fs(req);
-	const unsigned long bsize = 4096;
 	struct statvfs st;
-	struct sysinfo si;
-	uint64_t blocks = 1ull << 20, bfree = blocks, used;
 
 	(void)ino;
-	/* Like tmpfs's defaults: half of RAM, and as many inodes as that
-	 * has pages. Free space is what the machine has free. */
-	if (sysinfo(&si) == 0) {
-		uint64_t unit = si.mem_unit ? si.mem_unit : 1;
-
-		blocks = (uint64_t)si.totalram * unit / 2 / bsize;
-		bfree = ((uint64_t)si.freeram + si.bufferram) * unit / bsize;
-		if (bfree > blocks)
-			bfree = blocks;
-	}
-	memset(&st, 0, sizeof(st));
-	st.f_bsize = bsize;
-	st.f_frsize = bsize;
-	st.f_blocks = blocks;
-	st.f_bfree = bfree;
-	st.f_bavail = bfree;
-	st.f_files = blocks;
-	used = atomic_load(&fs->ninodes);
-	st.f_ffree = used < blocks ? blocks - used : 0;
-	st.f_favail = st.f_ffree;
-	st.f_namemax = MEMFS_NAME_MAX;
+	/* the limits and what is charged against them, as tmpfs says it */
+	space_statfs(req_fs(req), &st);
 	fring_reply_statfs(req, &st);
 }

@@ -64,9 +64,8 @@ static int may_create(struct memfs_cred *c, struct memfs_inode *dir,
 	return err;
 }
 
-/* Owner, group and set-group-ID handling of a new inode in dir. */
-static void new_owner(struct memfs_cred *c, struct memfs_inode *dir,
-		      mode_t *mode, uid_t *uid, gid_t *gid)
+void new_owner(struct memfs_cred *c, struct memfs_inode *dir, mode_t *mode,
+	       uid_t *uid, gid_t *gid)
 {
 	mode_t dmode;
 	gid_t dgid;
@@ -220,7 +219,7 @@ static struct memfs_inode *make_node(struct memfs *fs, struct memfs_cred *c,
 	if (S_ISDIR(mode))
 		n->parent = dir->ino;
 	if (fs->acl)
-		*err = acl_inherit(dir, n, c->umask);
+		*err = acl_inherit(fs, dir, n, c->umask);
 	if (*err) {
 		inode_unlink(fs, n);
 		n = NULL;
@@ -273,7 +272,9 @@ void memfs_mknod(fring_req_t *req, fring_ino_t parent, const char *name,
 		break;
 	case S_IFCHR:
 	case S_IFBLK:
-		dev = true;
+		/* a whiteout (character device 0:0) needs no privilege, as
+		 * in vfs_mknod() since Linux 5.8 */
+		dev = !S_ISCHR(mode) || rdev != 0;
 		break;
 	case S_IFIFO:
 	case S_IFSOCK:
@@ -407,7 +408,7 @@ void memfs_tmpfile(fring_req_t *req, fring_ino_t parent, mode_t mode,
 		n = inode_new(fs, mode, uid, gid, 0, NULL, &err);
 	}
 	if (n && fs->acl)
-		err = acl_inherit(dir, n, c.umask);
+		err = acl_inherit(fs, dir, n, c.umask);
 	if (n && err) {
 		inode_unlink(fs, n);
 		n = NULL;
@@ -465,6 +466,7 @@ void memfs_link(fring_req_t *req, fring_ino_t ino, fring_ino_t newparent,
 	struct memfs_cred c;
 	struct memfs_inode *dir, *n;
 	struct timespec now;
+	bool charged = false;
 	int err = 0;
 
 	cred_init(&c, req);
@@ -493,10 +495,19 @@ void memfs_link(fring_req_t *req, fring_ino_t ino, fring_ino_t newparent,
 			err = ENOENT;
 		else if (n->nlink >= MEMFS_MAX_NLINK)
 			err = EMLINK;
+		/* as on tmpfs a second name costs an inode of -o nr_inodes
+		 * (an O_TMPFILE's first name was paid for at its creation);
+		 * fs->ns keeps nlink as it is until the link is made */
+		else if (n->nlink && space_take_inode(fs))
+			err = ENOSPC;
+		else
+			charged = n->nlink != 0;
 		pthread_mutex_unlock(&n->lock);
 	}
 	if (!err)
 		err = link_into(dir, newname, n, &now);
+	if (err && charged)
+		space_give_inode(fs);
 	if (!err) {
 		pthread_mutex_lock(&n->lock);
 		n->nlink++;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Callbacks on open regular files. Data lives in one memfd per file; the
+ * Callbacks on open regular files. Data lives in memfds (data.c); the
  * library moves it between the kernel and the memfd itself, so metadata
- * (times, s[ug]id) is settled before handing a request over.
+ * (times, s[ug]id), the size and the charge against -o size are settled
+ * before handing a request over.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,12 +21,11 @@
  * and the count must fit the 32-bit answer. */
 #define COPY_MAX (1u << 30)
 
-int open_existing(struct memfs *fs, struct memfs_cred *c,
-		  struct memfs_inode *n, struct fring_file *fi)
+int open_existing(struct memfs *fs, struct memfs_cred *c, struct memfs_inode *n,
+		  struct fring_file *fi)
 {
 	int mask = 0, err;
 
-	(void)fs;
 	switch (fi->flags & O_ACCMODE) {
 	case O_RDONLY:
 		mask = R_OK;
@@ -47,9 +47,8 @@ int open_existing(struct memfs *fs, struct memfs_cred *c,
 	if (!err && (fi->flags & O_TRUNC) && S_ISREG(n->type)) {
 		/* With ATOMIC_O_TRUNC the truncation is ours, and like
 		 * ftruncate(2) it marks the file even if already empty. */
-		if (n->fd >= 0 && ftruncate(n->fd, 0) < 0)
-			err = errno;
-		else
+		err = data_truncate_locked(fs, n, 0);
+		if (!err)
 			touch_mc(n);
 	}
 	if (!err && fi->kill_suidgid) {
@@ -102,6 +101,7 @@ void memfs_read(fring_req_t *req, fring_ino_t ino, size_t size, off_t off,
 	struct memfs *fs = req_fs(req);
 	struct memfs_inode *n = inode_get(fs, ino);
 	struct timespec now;
+	off_t foff = 0;
 	int fd;
 
 	(void)fi;
@@ -112,33 +112,39 @@ void memfs_read(fring_req_t *req, fring_ino_t ino, size_t size, off_t off,
 	}
 	memfs_now(&now);
 	pthread_mutex_lock(&n->lock);
-	fd = n->fd;
+	/* clamped to the size: in an arena the bytes after it are the
+	 * region's, zeros, not the end of a file */
+	data_read_locked(n, off, &size, &fd, &foff);
 	/* The kernel leaves atime of FUSE inodes to us: relatime. */
 	if (atime_due_locked(n, &now))
 		n->atime = now;
 	pthread_mutex_unlock(&n->lock);
 	if (fd < 0)
-		fring_reply_buf(req, "", 0); /* never written: empty */
+		fring_reply_buf(req, "", 0); /* at or past the end */
 	else
-		fring_read_from_fd(req, fd, off, size);
+		fring_read_from_fd(req, fd, foff, size);
 }
 
-void memfs_write(fring_req_t *req, fring_ino_t ino,
-		 const struct fring_buf *src, off_t off,
-		 struct fring_file *fi)
+void memfs_write(fring_req_t *req, fring_ino_t ino, const struct fring_buf *src,
+		 off_t off, struct fring_file *fi)
 {
 	struct memfs *fs = req_fs(req);
 	struct memfs_inode *n = inode_get(fs, ino);
-	int fd;
+	off_t foff = 0;
+	int fd = -1, err;
 
-	(void)src;
 	if (!n) {
 		fring_reply_err(req, ESTALE);
 		return;
 	}
+	if (src->size == 0) {
+		fring_reply_write(req, 0);
+		return;
+	}
 	pthread_mutex_lock(&n->lock);
-	fd = inode_fd_locked(n);
-	if (fd >= 0) {
+	/* all or nothing: ENOSPC leaves the file as it was */
+	err = data_write_locked(fs, n, off, src->size, &fd, &foff);
+	if (!err) {
 		/* Writeback of cached pages carries no new time: the
 		 * kernel sends the times it keeps with a SETATTR. */
 		if (!fi->writepage)
@@ -147,10 +153,10 @@ void memfs_write(fring_req_t *req, fring_ino_t ino,
 			kill_suidgid_locked(n);
 	}
 	pthread_mutex_unlock(&n->lock);
-	if (fd < 0)
-		fring_reply_err(req, -fd);
+	if (err)
+		fring_reply_err(req, err);
 	else
-		fring_write_to_fd(req, fd, off);
+		fring_write_to_fd(req, fd, foff);
 }
 
 void memfs_flush(fring_req_t *req, fring_ino_t ino, struct fring_file *fi)
@@ -197,30 +203,13 @@ static void data_changed(fring_req_t *req, struct memfs_inode *n)
 	pthread_mutex_unlock(&n->lock);
 }
 
-/* The memfd of a regular file for I/O, created if create is set; -1 and
- * no error for a file that never held data. */
-static int file_fd(struct memfs_inode *n, bool create, int *err)
-{
-	int fd;
-
-	*err = 0;
-	pthread_mutex_lock(&n->lock);
-	fd = create ? inode_fd_locked(n) : n->fd;
-	pthread_mutex_unlock(&n->lock);
-	if (create && fd < 0) {
-		*err = -fd;
-		fd = -1;
-	}
-	return fd;
-}
-
-void memfs_fallocate(fring_req_t *req, fring_ino_t ino, int mode,
-		     off_t offset, off_t length, struct fring_file *fi)
+void memfs_fallocate(fring_req_t *req, fring_ino_t ino, int mode, off_t offset,
+		     off_t length, struct fring_file *fi)
 {
 	struct memfs *fs = req_fs(req);
 	struct memfs_inode *n = inode_get(fs, ino);
 	bool punch = mode & FALLOC_FL_PUNCH_HOLE;
-	int fd, err;
+	int err;
 
 	(void)fi;
 	if (!n) {
@@ -241,10 +230,10 @@ void memfs_fallocate(fring_req_t *req, fring_ino_t ino, int mode,
 		fring_reply_err(req, EINVAL);
 		return;
 	}
-	/* Punching a file with no data has nothing to do. */
-	fd = file_fd(n, !punch, &err);
-	if (!err && fd >= 0 && fallocate(fd, mode, offset, length) < 0)
-		err = errno;
+	/* Done under the lock: the charge and the pages must agree. */
+	pthread_mutex_lock(&n->lock);
+	err = data_fallocate_locked(fs, n, mode, offset, length);
+	pthread_mutex_unlock(&n->lock);
 	if (!err)
 		data_changed(req, n);
 	fring_reply_err(req, err);
@@ -255,8 +244,8 @@ void memfs_lseek(fring_req_t *req, fring_ino_t ino, off_t off, int whence,
 {
 	struct memfs *fs = req_fs(req);
 	struct memfs_inode *n = inode_get(fs, ino);
-	off_t res;
-	int fd, err;
+	off_t res = 0;
+	int err;
 
 	(void)fi;
 	if (!n) {
@@ -271,21 +260,15 @@ void memfs_lseek(fring_req_t *req, fring_ino_t ino, off_t off, int whence,
 		fring_reply_err(req, ENOSYS);
 		return;
 	}
-	if ((whence != SEEK_DATA && whence != SEEK_HOLE) ||
-	    !S_ISREG(n->type)) {
+	if ((whence != SEEK_DATA && whence != SEEK_HOLE) || !S_ISREG(n->type)) {
 		fring_reply_err(req, EINVAL);
 		return;
 	}
-	/* The memfd is shmem: its holes are exactly tmpfs's. Its file
-	 * position is never used for I/O, so moving it does no harm. */
-	fd = file_fd(n, false, &err);
-	if (fd < 0) {
-		fring_reply_err(req, off < 0 ? EINVAL : ENXIO);
-		return;
-	}
-	res = lseek(fd, off, whence);
-	if (res < 0)
-		fring_reply_err(req, errno);
+	pthread_mutex_lock(&n->lock);
+	err = data_seek_locked(n, off, whence, &res);
+	pthread_mutex_unlock(&n->lock);
+	if (err)
+		fring_reply_err(req, err);
 	else
 		fring_reply_lseek(req, res);
 }
@@ -333,15 +316,16 @@ static ssize_t copy_by_hand(int fdin, off_t off_in, int fdout, off_t off_out,
 	return err ? -err : 0;
 }
 
-void memfs_copy_file_range(fring_req_t *req, fring_ino_t ino_in,
-			   off_t off_in, struct fring_file *fi_in,
-			   fring_ino_t ino_out, off_t off_out,
-			   struct fring_file *fi_out, size_t len, int flags)
+void memfs_copy_file_range(fring_req_t *req, fring_ino_t ino_in, off_t off_in,
+			   struct fring_file *fi_in, fring_ino_t ino_out,
+			   off_t off_out, struct fring_file *fi_out, size_t len,
+			   int flags)
 {
 	struct memfs *fs = req_fs(req);
 	struct memfs_inode *in = inode_get(fs, ino_in);
 	struct memfs_inode *out = inode_get(fs, ino_out);
-	int fdin, fdout, err;
+	off_t foff_in = 0, foff_out = 0, old_size;
+	int fdin, fdout = -1, err;
 	ssize_t r;
 
 	(void)fi_in;
@@ -360,24 +344,46 @@ void memfs_copy_file_range(fring_req_t *req, fring_ino_t ino_in,
 	}
 	if (len > COPY_MAX)
 		len = COPY_MAX;
-	fdin = file_fd(in, false, &err);
+	/* the source's bytes up to its end (an arena has other files' data
+	 * past it), then room for them in the destination, charged */
+	pthread_mutex_lock(&in->lock);
+	data_read_locked(in, off_in, &len, &fdin, &foff_in);
+	pthread_mutex_unlock(&in->lock);
 	if (fdin < 0 || len == 0) {
-		fring_reply_write(req, 0); /* the source is empty */
+		fring_reply_write(req, 0); /* nothing at off_in */
 		return;
 	}
-	fdout = file_fd(out, true, &err);
-	if (fdout < 0) {
+	/* as the kernel checks it: no overlapping copy within a file */
+	if (in == out && off_out < off_in + (off_t)len &&
+	    off_in < off_out + (off_t)len) {
+		fring_reply_err(req, EINVAL);
+		return;
+	}
+	pthread_mutex_lock(&out->lock);
+	old_size = out->data.size;
+	err = data_write_locked(fs, out, off_out, len, &fdout, &foff_out);
+	pthread_mutex_unlock(&out->lock);
+	if (err) {
 		fring_reply_err(req, err);
 		return;
 	}
-	loff_t oi = off_in, oo = off_out;
+	loff_t oi = foff_in, oo = foff_out;
 
 	r = copy_file_range(fdin, &oi, fdout, &oo, len, 0);
-	if (r < 0 && (errno == EXDEV || errno == EOPNOTSUPP ||
-		      errno == ENOSYS))
-		r = copy_by_hand(fdin, off_in, fdout, off_out, len);
+	if (r < 0 && (errno == EXDEV || errno == EOPNOTSUPP || errno == ENOSYS))
+		r = copy_by_hand(fdin, foff_in, fdout, foff_out, len);
 	else if (r < 0)
 		r = -errno;
+	if (r < (ssize_t)len) {
+		/* short: the size set for all of it is cut back (its pages
+		 * stay charged, which errs on the safe side) */
+		off_t done = off_out + (r > 0 ? r : 0);
+
+		pthread_mutex_lock(&out->lock);
+		if (out->data.size == off_out + (off_t)len)
+			out->data.size = done > old_size ? done : old_size;
+		pthread_mutex_unlock(&out->lock);
+	}
 	if (r < 0) {
 		fring_reply_err(req, (int)-r);
 		return;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rename(2), renameat2(2) with RENAME_NOREPLACE and RENAME_EXCHANGE.
+ * rename(2), renameat2(2) with RENAME_NOREPLACE, RENAME_EXCHANGE and
+ * RENAME_WHITEOUT.
  *
  * The whole operation runs under the namespace lock held for writing, so
  * the ancestry checks and the moves see one consistent tree and no
@@ -10,6 +11,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "memfs.h"
@@ -19,6 +21,9 @@
 #endif
 #ifndef RENAME_EXCHANGE
 #define RENAME_EXCHANGE (1 << 1)
+#endif
+#ifndef RENAME_WHITEOUT
+#define RENAME_WHITEOUT (1 << 2)
 #endif
 
 /* Whether anc is dir or one of its ancestors; dir must be live. */
@@ -132,18 +137,46 @@ static void do_exchange(struct memfs_inode *sdir, struct memfs_dirent *se,
 	ctime_changed(tgt);
 }
 
+/*
+ * RENAME_WHITEOUT (overlayfs's): the source name stays, pointing at a new
+ * whiteout, a character device 0:0 with mode 0, owned as any new inode in
+ * sdir (tmpfs's shmem_whiteout() makes it with its mknod: no umask, the
+ * directory's default ACL). It counts against nr_inodes. NULL with *err
+ * set if it cannot be made; fs->ns held for writing.
+ */
+static struct memfs_inode *whiteout_new(struct memfs *fs, struct memfs_cred *c,
+					struct memfs_inode *sdir, int *err)
+{
+	mode_t mode = S_IFCHR;
+	struct memfs_inode *w;
+	uid_t uid;
+	gid_t gid;
+
+	new_owner(c, sdir, &mode, &uid, &gid);
+	w = inode_new(fs, mode, uid, gid, makedev(0, 0), NULL, err);
+	if (w && fs->acl && (*err = acl_inherit(fs, sdir, w, 0))) {
+		inode_unlink(fs, w);
+		w = NULL;
+	}
+	return w;
+}
+
 void memfs_rename(fring_req_t *req, fring_ino_t parent, const char *name,
 		  fring_ino_t newparent, const char *newname,
 		  unsigned int flags)
 {
 	struct memfs *fs = req_fs(req);
 	struct memfs_cred c;
-	struct memfs_inode *sdir, *ddir = NULL, *src, *tgt;
+	struct memfs_inode *sdir, *ddir = NULL, *src, *tgt, *wo = NULL;
 	struct memfs_dirent *se = NULL, *te = NULL, *ne = NULL;
 	int err;
 
-	if ((flags & ~(unsigned)(RENAME_NOREPLACE | RENAME_EXCHANGE)) ||
-	    flags == (RENAME_NOREPLACE | RENAME_EXCHANGE)) {
+	/* the kernel's check (do_renameat2()): EXCHANGE goes with neither
+	 * of the others; a whiteout needs no privilege (Linux 5.8 on) */
+	if ((flags & ~(unsigned)(RENAME_NOREPLACE | RENAME_EXCHANGE |
+				 RENAME_WHITEOUT)) ||
+	    ((flags & RENAME_EXCHANGE) &&
+	     (flags & (RENAME_NOREPLACE | RENAME_WHITEOUT)))) {
 		fring_reply_err(req, EINVAL);
 		return;
 	}
@@ -171,6 +204,9 @@ void memfs_rename(fring_req_t *req, fring_ino_t parent, const char *name,
 		if (!ne || dir_reserve(ddir->dir))
 			err = ENOMEM;
 	}
+	/* the last thing that can fail (ENOSPC), before anything moves */
+	if (!err && (flags & RENAME_WHITEOUT))
+		wo = whiteout_new(fs, &c, sdir, &err);
 	if (err)
 		goto out;
 
@@ -191,13 +227,17 @@ void memfs_rename(fring_req_t *req, fring_ino_t parent, const char *name,
 		dir_add(ddir->dir, ne, src);
 		ne = NULL;
 	}
-	dir_del(sdir->dir, se);
+	/* a whiteout takes the source's name, and its cookie */
+	if (wo)
+		se->inode = wo;
+	else
+		dir_del(sdir->dir, se);
 	if (sdirp)
 		src->parent = ddir->ino;
 	if (sdir == ddir) {
-		dir_changed(sdir, tgt ? -1 : 0, -(long)tdirp);
+		dir_changed(sdir, (tgt ? -1 : 0) + (wo ? 1 : 0), -(long)tdirp);
 	} else {
-		dir_changed(sdir, -1, -(long)sdirp);
+		dir_changed(sdir, wo ? 0 : -1, -(long)sdirp);
 		dir_changed(ddir, tgt ? 0 : 1, (long)sdirp - (long)tdirp);
 	}
 	ctime_changed(src);

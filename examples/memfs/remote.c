@@ -16,6 +16,13 @@
  * attr_timeout, and pages kept across opens). Each command ends with one
  * line on stderr, "memfs: remote: COMMAND: RESULT".
  *
+ * Names are checked as the kernel's path walk would have them: a NEWNAME
+ * with '/' once made a directory unreadable (EIO) and ".." a second ".."
+ * in a listing. So a name is 1..255 bytes with no '/' and is not "." or
+ * "..", PATH's components the same (empty ones, from "//", are skipped as
+ * the kernel does), and a line with a NUL byte or longer than
+ * REMOTE_LINE_MAX is refused whole rather than cut into commands.
+ *
  * The notifications are sent with fs->ns released: inval_entry and delete
  * take the directory's lock in the kernel, which a LOOKUP waiting for
  * fs->ns may hold (kernel-protocol.md 2.9).
@@ -30,11 +37,54 @@
 
 #include "memfs.h"
 
+#define REMOTE_LINE_MAX 8192
+
 struct change {
 	fring_ino_t parent, ino;
 	const char *name;  /* the changed name (rename: the old one) */
 	const char *name2; /* rename: the new name */
 };
+
+/* Why name cannot be one name of a directory, or NULL if it can. */
+static const char *name_problem(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len == 0)
+		return "a name is not empty";
+	if (len > MEMFS_NAME_MAX)
+		return "a name is at most 255 bytes";
+	if (strchr(name, '/'))
+		return "a name has no '/'";
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return "a name is not . or ..";
+	return NULL;
+}
+
+/* Why path cannot name a file from the root, or NULL if it can. */
+static const char *path_problem(const char *path)
+{
+	const char *p = path, *why;
+	char part[MEMFS_NAME_MAX + 2];
+
+	if (*p != '/')
+		return "PATH starts with /";
+	while (*p) {
+		size_t len = strcspn(p, "/");
+
+		if (len) {
+			if (len > MEMFS_NAME_MAX)
+				return "a name is at most 255 bytes";
+			memcpy(part, p, len);
+			part[len] = '\0';
+			if ((why = name_problem(part)))
+				return why;
+		}
+		p += len;
+		p += *p == '/';
+	}
+	return NULL;
+}
 
 /* The directory holding PATH's last component, and that component; fs->ns
  * held. */
@@ -58,19 +108,14 @@ static struct memfs_inode *walk(struct memfs *fs, char *path, char **leaf)
 static int change_data(struct memfs *fs, struct memfs_inode *n, off_t off,
 		       const char *text)
 {
-	size_t len = strlen(text);
-	int fd, err = 0;
+	int err;
 
-	(void)fs;
 	if (!S_ISREG(n->type))
 		return EISDIR;
 	pthread_mutex_lock(&n->lock);
-	fd = inode_fd_locked(n);
-	if (fd < 0)
-		err = -fd;
-	else if (pwrite(fd, text, len, off) != (ssize_t)len)
-		err = errno ? errno : EIO;
-	else
+	/* charged against -o size like a client's write */
+	err = data_pwrite_locked(fs, n, text, strlen(text), off);
+	if (!err)
 		touch_mc(n);
 	pthread_mutex_unlock(&n->lock);
 	return err;
@@ -81,8 +126,6 @@ static int change_name(struct memfs_inode *dir, struct memfs_dirent *e,
 {
 	struct memfs_dirent *ne;
 
-	if (name_check(newname))
-		return EINVAL;
 	if (dir_find(dir->dir, newname))
 		return EEXIST;
 	ne = dirent_new(newname);
@@ -166,11 +209,40 @@ static int notify(struct memfs *fs, const char *cmd, const struct change *ch,
 	return ret == -ENOENT ? 0 : ret;
 }
 
+/* Why the command cannot be carried out as written, or NULL. */
+static const char *command_problem(const char *cmd, const char *path,
+				   const char *arg, const char *text)
+{
+	const char *why = path_problem(path);
+	char *end;
+
+	if (why)
+		return why;
+	if (!strcmp(cmd, "write") || !strcmp(cmd, "store")) {
+		if (!arg || !text)
+			return "write and store take PATH OFFSET TEXT";
+		errno = 0;
+		if (*arg < '0' || *arg > '9' || strtoll(arg, &end, 10) < 0 ||
+		    errno || *end)
+			return "OFFSET is a number of bytes, 0 or more";
+		return NULL;
+	}
+	if (!strcmp(cmd, "rename")) {
+		if (!arg || text)
+			return "rename takes PATH NEWNAME";
+		return name_problem(arg);
+	}
+	if (!strcmp(cmd, "unlink"))
+		return arg ? "unlink takes PATH" : NULL;
+	return "commands are write, store, rename and unlink";
+}
+
 static void command(struct memfs *fs, char *line)
 {
 	char *save = NULL, *cmd, *path, *arg, *text = NULL, copy[1024];
 	struct change ch = {0};
 	bool quiet = false;
+	const char *why;
 	int err, ret = 0;
 
 	snprintf(copy, sizeof(copy), "%s", line);
@@ -185,6 +257,11 @@ static void command(struct memfs *fs, char *line)
 		text = strtok_r(NULL, "", &save); /* the rest, spaces and all */
 	if (!cmd || !path) {
 		fprintf(stderr, "memfs: remote: %s: bad command\n", copy);
+		return;
+	}
+	why = command_problem(cmd, path, arg, text);
+	if (why) {
+		fprintf(stderr, "memfs: remote: %s: refused: %s\n", copy, why);
 		return;
 	}
 	err = apply(fs, cmd, path, arg, text, &ch);
@@ -203,18 +280,30 @@ static void *remote_thread(void *arg)
 	struct memfs *fs = arg;
 	/* read and write: the FIFO never reads EOF when writers come and go */
 	FILE *f = fopen(fs->opt.remote, "r+");
-	char line[1024];
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
 
 	if (!f) {
 		fprintf(stderr, "memfs: remote: %s: %s\n", fs->opt.remote,
 			strerror(errno));
 		return NULL;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (line[0])
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		if (len && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (memchr(line, '\0', (size_t)len))
+			fprintf(stderr, "memfs: remote: a line with a NUL byte "
+					"refused\n");
+		else if (len > REMOTE_LINE_MAX)
+			fprintf(stderr,
+				"memfs: remote: a line of %zd bytes refused "
+				"(at most %d)\n",
+				len, REMOTE_LINE_MAX);
+		else if (len)
 			command(fs, line);
 	}
+	free(line);
 	fclose(f);
 	return NULL;
 }

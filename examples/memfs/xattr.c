@@ -123,19 +123,29 @@ static struct memfs_xattr *xattr_lookup_locked(struct memfs_cred *c,
 	return x;
 }
 
-int xattr_set_locked(struct memfs_inode *n, const char *name, const void *value,
-		     size_t size, int flags)
+/* What an attribute costs against -o size. */
+static size_t xattr_cost(const char *name, size_t size)
+{
+	return strlen(name) + 1 + size;
+}
+
+int xattr_set_locked(struct memfs *fs, struct memfs_inode *n, const char *name,
+		     const void *value, size_t size, int flags)
 {
 	struct memfs_xattr *x = xattr_find(&n->xattrs, name);
+	size_t old = x ? xattr_cost(name, x->size) : 0;
+	size_t cost = xattr_cost(name, size);
 	void *copy;
 
 	if ((flags & XATTR_CREATE) && x)
 		return EEXIST;
 	if ((flags & XATTR_REPLACE) && !x)
 		return ENODATA;
+	if (cost > old && space_take(fs, cost - old))
+		return ENOSPC;
 	copy = malloc(size ? size : 1);
 	if (!copy)
-		return ENOMEM;
+		goto nomem;
 	memcpy(copy, value, size);
 	if (!x) {
 		struct memfs_xattr *v =
@@ -147,7 +157,7 @@ int xattr_set_locked(struct memfs_inode *n, const char *name, const void *value,
 				n->xattrs.v = v;
 			free(nm);
 			free(copy);
-			return ENOMEM;
+			goto nomem;
 		}
 		n->xattrs.v = v;
 		x = &v[n->xattrs.n++];
@@ -157,11 +167,23 @@ int xattr_set_locked(struct memfs_inode *n, const char *name, const void *value,
 	free(x->value);
 	x->value = copy;
 	x->size = size;
+	if (cost < old)
+		space_give(fs, old - cost);
+	n->xattr_bytes = n->xattr_bytes - old + cost;
 	return 0;
+nomem:
+	if (cost > old)
+		space_give(fs, cost - old);
+	return ENOMEM;
 }
 
-void xattr_del_locked(struct memfs_inode *n, struct memfs_xattr *x)
+void xattr_del_locked(struct memfs *fs, struct memfs_inode *n,
+		      struct memfs_xattr *x)
 {
+	size_t cost = xattr_cost(x->name, x->size);
+
+	space_give(fs, cost);
+	n->xattr_bytes -= cost;
 	free(x->name);
 	free(x->value);
 	*x = n->xattrs.v[--n->xattrs.n];
@@ -199,7 +221,7 @@ void memfs_setxattr(fring_req_t *req, fring_ino_t ino, const char *name,
 	if (!err && fs->acl && acl_name(name, &is_default))
 		err = acl_set_locked(&c, n, is_default, value, size, flags);
 	else if (!err)
-		err = xattr_set_locked(n, name, value, size, flags);
+		err = xattr_set_locked(fs, n, name, value, size, flags);
 	if (!err)
 		touch_c(n);
 	pthread_mutex_unlock(&n->lock);
@@ -318,7 +340,7 @@ void memfs_removexattr(fring_req_t *req, fring_ino_t ino, const char *name)
 	pthread_mutex_lock(&n->lock);
 	x = xattr_lookup_locked(&c, n, name, true, &err);
 	if (!err) {
-		xattr_del_locked(n, x);
+		xattr_del_locked(fs, n, x);
 		touch_c(n);
 	}
 	pthread_mutex_unlock(&n->lock);
