@@ -316,6 +316,36 @@ static void memfs_ready(void *userdata, fring_session_t *s)
 			strerror(-err));
 }
 
+/* After the command line, before mounting. */
+static int memfs_check(void *userdata)
+{
+	struct memfs *fs = userdata;
+
+	return fs->opt.remote ? remote_check(fs, fs->opt.mountpoint) : 0;
+}
+
+/*
+ * The mountpoint as fring_main() will take it: the last argument that is
+ * neither an option nor -o's value (memfs takes no other positional).
+ */
+static const char *find_mountpoint(int argc, char *argv[])
+{
+	const char *last = NULL;
+	bool options_done = false;
+
+	for (int i = 1; i < argc; i++) {
+		if (!options_done && argv[i][0] == '-' && argv[i][1]) {
+			if (!strcmp(argv[i], "--"))
+				options_done = true;
+			else if (!strcmp(argv[i], "-o"))
+				i++;
+			continue;
+		}
+		last = argv[i];
+	}
+	return last;
+}
+
 static const struct fring_ops memfs_ops = {
 	.init = memfs_init,
 	.lookup = memfs_lookup,
@@ -379,6 +409,7 @@ int main(int argc, char *argv[])
 		.usage = memfs_usage,
 		.opt = memfs_opt,
 		.ready = memfs_ready,
+		.check = memfs_check,
 	};
 	pthread_rwlockattr_t attr;
 	struct memfs_inode *root;
@@ -423,6 +454,7 @@ int main(int argc, char *argv[])
 	}
 	root->parent = FRING_ROOT_INO; /* ".." of the root is the root */
 
+	fs.opt.mountpoint = find_mountpoint(argc, argv);
 	ret = fring_main_ext(argc, argv, &memfs_ops, sizeof(memfs_ops), &fs,
 			     &hooks);
 	if (fs.opt.lookup_delay_ms)

@@ -248,7 +248,8 @@ struct memfs_opts {
 	mode_t root_mode;
 	uid_t root_uid;
 	gid_t root_gid;
-	char *remote; /* -o remote=FIFO (remote.c), or NULL */
+	char *remote;		/* -o remote=FIFO (remote.c), or NULL */
+	const char *mountpoint; /* the command line's, for remote_check() */
 	/* -o size=BYTES or N% of RAM, -o nr_inodes=N (space.c) */
 	bool size_set, nr_inodes_set;
 	uint64_t size;
@@ -449,6 +450,7 @@ void entry_remove(struct memfs *fs, struct memfs_inode *dir,
 		  struct memfs_dirent *e);
 
 /* remote.c: -o remote=FIFO, changes behind the kernel's back, notified */
+int remote_check(struct memfs *fs, const char *mountpoint);
 int remote_start(struct memfs *fs, fring_session_t *se);
 
 /* ops_rename.c */

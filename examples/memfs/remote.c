@@ -28,6 +28,8 @@
  * fs->ns may hold (kernel-protocol.md 2.9).
  */
 #include <errno.h>
+#include <libgen.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -308,14 +310,58 @@ static void *remote_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * Before the mount: the FIFO is made now, while its path still resolves
+ * in the filesystem below the mountpoint. One inside the mountpoint is
+ * refused: the mount would hide it, and a path walk into the mount before
+ * it serves (the ready hook's) waits on memfs itself for ever.
+ */
+int remote_check(struct memfs *fs, const char *mountpoint)
+{
+	char *copy = strdup(fs->opt.remote), *dir, mnt[PATH_MAX],
+	     where[PATH_MAX];
+	struct stat st;
+	size_t n;
+	int err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	dir = dirname(copy);
+	if (!realpath(dir, where)) {
+		err = -errno;
+		fprintf(stderr, "memfs: -o remote=%s: %s: %s\n", fs->opt.remote,
+			dir, strerror(errno));
+	} else if (mountpoint && realpath(mountpoint, mnt) &&
+		   (n = strlen(mnt),
+		    !strncmp(where, mnt, n) &&
+			    (where[n] == '/' || !where[n] || n == 1))) {
+		err = -EINVAL;
+		fprintf(stderr,
+			"memfs: -o remote=%s: the FIFO is inside the "
+			"mountpoint "
+			"%s: the mount would hide it (and memfs would wait on "
+			"itself); give a path outside it\n",
+			fs->opt.remote, mnt);
+	} else if (mkfifo(fs->opt.remote, 0600) && errno != EEXIST) {
+		err = -errno;
+		fprintf(stderr, "memfs: -o remote=%s: %s\n", fs->opt.remote,
+			strerror(errno));
+	} else if (lstat(fs->opt.remote, &st) || !S_ISFIFO(st.st_mode)) {
+		err = -EEXIST;
+		fprintf(stderr, "memfs: -o remote=%s: not a FIFO\n",
+			fs->opt.remote);
+	}
+	free(copy);
+	return err;
+}
+
 int remote_start(struct memfs *fs, fring_session_t *se)
 {
 	pthread_t th;
 	int err;
 
+	/* the FIFO is there: remote_check() made it before the mount */
 	fs->se = se;
-	if (mkfifo(fs->opt.remote, 0600) && errno != EEXIST)
-		return -errno;
 	err = pthread_create(&th, NULL, remote_thread, fs);
 	if (err)
 		return -err;

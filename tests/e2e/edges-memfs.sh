@@ -10,7 +10,7 @@
 # own: a million files take longer than a case of this part should).
 CASES=(bad_options fallocate_1tib write_over_limit df_truth truncate_charged
 	xattr_charged copy_charged nr_inodes cgroup_small files_default
-	files_ulimit64 remote_names rename_whiteout)
+	files_ulimit64 remote_names remote_inside rename_whiteout)
 # shellcheck disable=SC2034 # (edges.sh reads CASES)
 [[ ${FRING_EDGES_MEMFS_MILLION:-0} == 1 ]] && CASES=(files_million)
 
@@ -489,6 +489,27 @@ whiteout_steps() { # ROOT: one line a step
 	echo "user $(setpriv --reuid=65534 --regid=65534 --clear-groups "$H" rename2 "$r/u" "$r/u2" whiteout)"
 	echo "list $(cd "$r" && stat -c '%n:%F' -- * | tr '\n' ' ')"
 }
+# -o remote= with its FIFO inside the mountpoint: the mount would hide it,
+# and making it there after the mount would wait on memfs itself (the
+# daemon hung before serving and had to be killed, leaving a dead mount).
+# Refused before mounting, at once, and a FIFO elsewhere still works.
+case_remote_inside() {
+	local out rc
+	mk "$D/m" "$D/m/sub"
+	for f in "$D/m/rc" "$D/m/sub/rc" "$D/m/../m/rc"; do
+		out=$(timeout -k 5 "$T" "$MEMFS" -f -o "$(topt),remote=$f" "$D/m" 2>&1)
+		rc=$?
+		check "refused.${f##*/m/}" "status $rc: $out" \
+			bash -c '[[ $1 == 1 ]] && grep -q "inside the mountpoint" <<<"$2"' _ "$rc" "$out"
+		check "not_mounted.${f##*/m/}" "a mount at $D/m" test "$(mount_count "$D/m")" = 0
+	done
+	memfs_up "remote=$D/rc" || return
+	echo x >"$D/m/f"
+	echo "write /f 0 Y" >"$D/rc"
+	check outside_works "$(grep -F "remote: write /f" "$DLOG")" \
+		wait_for "$T" grep -qF "remote: write /f 0 Y: done" "$DLOG"
+}
+
 case_rename_whiteout() {
 	tmpfs_at "$D/t" || { fail tmpfs "no tmpfs at $D/t"; return; }
 	# allow_other: a user makes one too (since Linux 5.8 a whiteout
