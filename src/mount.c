@@ -419,6 +419,15 @@ enum mnt_state {
 	MNT_UNKNOWN, /* no identity, or no table to look in */
 };
 
+/* The connection still stands (unmounting ends it: the device then polls
+ * POLLERR). */
+static bool conn_alive(const struct fring_session *se)
+{
+	struct pollfd p = {se->fd, POLLIN, 0};
+
+	return se->fd >= 0 && poll(&p, 1, 0) >= 0 && !(p.revents & POLLERR);
+}
+
 /* Where our mount is now (path, when FREE), or what holds it (what). */
 static enum mnt_state locate(struct fring_session *se, char path[PATH_MAX],
 			     char *what, size_t len)
@@ -431,6 +440,17 @@ static enum mnt_state locate(struct fring_session *se, char path[PATH_MAX],
 	if (!se->mnt_known || mnt_table_read(NULL, &t))
 		return MNT_UNKNOWN;
 	e = mnt_table_by_id(&t, se->mnt.id, se->mnt.dev);
+	/*
+	 * Mount ids and anonymous devices are handed out lowest free first:
+	 * once ours is gone, a mount made at once (a tmpfs at the same path)
+	 * can get both. Linux 6.8+ gives a unique id, which open_ours()
+	 * compares; without it, a mount that is not FUSE, or any while our
+	 * connection has ended (its superblock is gone, or it was aborted),
+	 * is not taken for ours.
+	 */
+	if (e && (!mnt_type_is_fuse(e->fstype) ||
+		  (!se->mnt.uniq && !conn_alive(se))))
+		e = NULL;
 	c = e ? mnt_table_child(&t, e, &on_root) : NULL;
 	if (c) {
 		snprintf(what, len, "%s %s mount at %s",
@@ -450,15 +470,6 @@ bool mount_held(struct fring_session *se, char *what, size_t len)
 	char path[PATH_MAX];
 
 	return se->mounted && locate(se, path, what, len) == MNT_HELD;
-}
-
-/* The connection still stands (unmounting ends it: the device then polls
- * POLLERR). */
-static bool conn_alive(const struct fring_session *se)
-{
-	struct pollfd p = {se->fd, POLLIN, 0};
-
-	return se->fd >= 0 && poll(&p, 1, 0) >= 0 && !(p.revents & POLLERR);
 }
 
 /*
