@@ -91,7 +91,13 @@ static int open_mountpoint(const char *mnt)
 	if (fd >= 0)
 		return fd;
 	err = errno;
-	if (err == ENOTCONN)
+	/* A dead FUSE mount answers ENOTCONN once its connection is gone;
+	 * on the ring transports its first accesses after the daemon died
+	 * can also end ECONNABORTED (the rings torn down after the
+	 * process), ECANCELED (an aborted ring entry) or ECONNREFUSED
+	 * (a failed INIT): the same advice for each. */
+	if (err == ENOTCONN || err == ECONNABORTED || err == ECANCELED ||
+	    err == ECONNREFUSED)
 		fr_err("mountpoint %s is in a dead FUSE mount (its server "
 		       "exited); unmount that first (fusermount3 -u DIR)",
 		       mnt);

@@ -7,9 +7,13 @@
  *    bufpool-registered) the SQE must be available on the queue thread; on
  *    dev fring_io_sqe() must say NULL.
  *  - "thread": READ is answered 50 ms later by another thread. The answer
- *    must reach the client promptly although no other request arrives (on
- *    the ring the commit is handed to the queue's thread and submitted
- *    without waiting for the next kernel request).
+ *    must reach the client although no other request arrives (on the ring
+ *    the commit is handed to the queue's thread and submitted without
+ *    waiting for the next kernel request). An answer left waiting for the
+ *    next request would wait for good here (no other traffic, and the
+ *    queue threads wake for nothing else), so the bound is a hang's, not
+ *    a speed: PROMPT_S, generous for a loaded machine; the times are
+ *    printed.
  * The client's reads are checked byte for byte.
  */
 #include <errno.h>
@@ -31,6 +35,7 @@
 #include "check.h"
 
 #define T(cond, name, ...) chk_result(!!(cond), (name), __VA_ARGS__)
+#define PROMPT_S	   20.0
 
 enum { INO_RING = 2, INO_THREAD = 3 };
 static const char payload[] = "answered from another thread\n";
@@ -50,7 +55,7 @@ static void st_fill(fring_ino_t ino, struct stat *st)
 
 static void a_lookup(fring_req_t *req, fring_ino_t parent, const char *name)
 {
-	struct fring_entry e = { 0 };
+	struct fring_entry e = {0};
 
 	if (parent != FRING_ROOT_INO)
 		return (void)fring_reply_err(req, ENOENT);
@@ -203,16 +208,21 @@ int main(int argc, char *argv[])
 	for (int i = 0; i < 5; i++) {
 		int fd;
 		ssize_t n;
-		double t0;
+		double t0, took;
 
 		snprintf(path, sizeof(path), "%s/thread", mnt);
 		fd = open(path, O_RDONLY);
 		t0 = now();
 		n = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
-		T(n == (ssize_t)strlen(payload) && !memcmp(buf, payload, (size_t)n),
+		took = now() - t0;
+		T(n == (ssize_t)strlen(payload) &&
+			  !memcmp(buf, payload, (size_t)n),
 		  chk_name("thread.read%d", i), "read %zd bytes", n);
-		T(now() - t0 < 2.0, chk_name("thread.prompt%d", i),
-		  "the answer took %.2f s", now() - t0);
+		T(took < PROMPT_S, chk_name("thread.prompt%d", i),
+		  "the answer took %.2f s", took);
+		chk_note("thread.read%d: answered after %.3f s (50 ms in the "
+			 "handler's thread)",
+			 i, took);
 		if (fd >= 0)
 			close(fd);
 	}

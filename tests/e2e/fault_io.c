@@ -8,9 +8,10 @@
  *   rK=X    pread block K: X bytes, which must be K's pattern, or errno X
  *   loop=N:E:M
  *           N rounds of open + pread block 0 + close of FILE: every failed
- *           call fails with errno E (or E/E2: either), at most M of them
- *           fail, and every
- *           read that works returns block 0's pattern
+ *           call fails with errno E (or E/E2/...: any of up to 4; a dead
+ *           connection's answer depends on when a call met it), at most M
+ *           of them fail, and every read that works returns block 0's
+ *           pattern
  *   held=N:E:M
  *           the same with N preads on the descriptor already open
  * The blocks use direct I/O where the mount allows it (cache=never makes
@@ -35,7 +36,11 @@ static const struct {
 	    {"ENOSPC", ENOSPC},
 	    {"ENOTCONN", ENOTCONN},
 	    {"ECONNABORTED", ECONNABORTED},
+	    {"ECANCELED", ECANCELED},
+	    {"ECONNREFUSED", ECONNREFUSED},
 	    {"EINVAL", EINVAL}};
+
+#define MAXERRS 4
 
 static void pattern(unsigned blk, char *buf)
 {
@@ -71,36 +76,50 @@ static void check_outcome(const char *name, long got, int err, long want,
 	chk_mem(chk_name("%s.bytes", name), data, exp, (size_t)got);
 }
 
-/* 1 when the call's errno is neither expected one (the first kept) */
-static int loop_err(const int want[2], int *other)
+/* 1 when the call's errno is none of the ne expected (the first kept) */
+static int loop_err(const int *want, int ne, int *other)
 {
-	if (errno == want[0] || errno == want[1])
-		return 0;
+	for (int i = 0; i < ne; i++)
+		if (errno == want[i])
+			return 0;
 	if (!*other)
 		*other = errno;
 	return 1;
+}
+
+/* "E1/E2/..." -> e[], their count; 0 when one is not an errno name */
+static int parse_errs(const char *list, int e[MAXERRS])
+{
+	char copy[64], *save = NULL, *name;
+	int ne = 0;
+
+	snprintf(copy, sizeof(copy), "%s", list);
+	for (name = strtok_r(copy, "/", &save); name;
+	     name = strtok_r(NULL, "/", &save)) {
+		long v = -parse_want(name);
+
+		if (ne == MAXERRS || v <= 0 || v == 1000)
+			return 0;
+		e[ne++] = (int)v;
+	}
+	return ne;
 }
 
 static void do_loop(const char *file, int held, const char *arg)
 {
 	unsigned n = 0, max = 0, failed = 0, bad = 0;
 	int other = 0; /* the first errno that was not e */
-	char err[32] = "", buf[BLK], exp[BLK], *slash;
-	int e[2];
+	char err[64] = "", buf[BLK], exp[BLK];
+	int e[MAXERRS], ne;
 
-	if (sscanf(arg, "%u:%31[A-Z/]:%u", &n, err, &max) != 3)
+	if (sscanf(arg, "%u:%63[A-Z/]:%u", &n, err, &max) != 3)
 		n = 0;
-	slash = strchr(err, '/');
-	if (slash)
-		*slash++ = '\0';
-	e[0] = (int)-parse_want(err);
-	e[1] = slash ? (int)-parse_want(slash) : e[0];
-	if (!n || e[0] <= 0 || e[1] <= 0 || e[0] == 1000 || e[1] == 1000) {
-		chk_result(0, "loop.args", "expected N:E[/E2]:MAX got %s", arg);
+	ne = parse_errs(err, e);
+	if (!n || !ne) {
+		chk_result(0, "loop.args", "expected N:E[/E2...]:MAX got %s",
+			   arg);
 		return;
 	}
-	if (slash)
-		slash[-1] = '/';
 	pattern(0, exp);
 	for (unsigned i = 0; i < n; i++) {
 		int fd = held >= 0 ? held : open(file, O_RDONLY);
@@ -108,19 +127,19 @@ static void do_loop(const char *file, int held, const char *arg)
 
 		if (fd < 0) {
 			failed++;
-			bad += loop_err(e, &other);
+			bad += loop_err(e, ne, &other);
 			continue;
 		}
 		r = pread(fd, buf, BLK, 0);
 		if (r < 0) {
 			failed++;
-			bad += loop_err(e, &other);
+			bad += loop_err(e, ne, &other);
 		} else if (r != BLK || memcmp(buf, exp, BLK)) {
 			bad++;
 		}
 		if (held < 0 && close(fd)) {
 			failed++;
-			bad += loop_err(e, &other);
+			bad += loop_err(e, ne, &other);
 		}
 	}
 	chk_note("loop: %u rounds, %u calls failed", n, failed);

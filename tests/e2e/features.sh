@@ -28,7 +28,9 @@
 # gets "NOT OFFERED: " and exit 77.
 #
 # Exit 0 pass, 1 fail, 77 skip. Root only. TRANSPORT uring needs enable_uring
-# on (tests/e2e/with-uring.sh).
+# on (tests/e2e/with-uring.sh). FRING_E2E_WAIT: seconds for what should be
+# quick (a mount, a stats file after SIGUSR1, a FORGET, an exit), 30;
+# polled, so waited for in full only when it fails.
 set -uo pipefail
 # shellcheck source-path=SCRIPTDIR source=stats.sh
 source "$(dirname "${BASH_SOURCE[0]}")/stats.sh"
@@ -37,6 +39,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/stats.sh"
 MEMFS=$1
 TRANSPORT=$2
 FSX=$3
+WAIT=${FRING_E2E_WAIT:-30}
 
 skip() {
 	echo "SKIP: $*"
@@ -85,14 +88,15 @@ start() {
 	shift 2
 	"$@" "$MEMFS" -f -o "$opts" --stats-file="$TMP/$name.json" "$MNT" >"$TMP/$name.log" 2>&1 &
 	pid=$!
-	for _ in $(seq 200); do
+	for _ in $(seq $((WAIT * 20))); do
 		is_mounted "$MNT" && break
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.05
 	done
 	# INIT may still be in flight when the mount shows: its log line
-	for _ in $(seq 100); do
+	for _ in $(seq $((WAIT * 20))); do
 		grep -q 'mounted ' "$TMP/$name.log" && break
+		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.05
 	done
 	if is_mounted "$MNT"; then
@@ -112,24 +116,34 @@ start() {
 }
 
 # snap: the daemon's counters now (SIGUSR1 rewrites the stats file), read
-# once into S; then count KEY gives a counter of that snapshot
+# once into S; then count KEY gives a counter of that snapshot. The file is
+# removed first, so the one waited for is the new one (the daemon writes
+# it whole under another name and renames it into place).
 declare -A S
 snap() {
 	local f=$TMP/$name.json k v
 	rm -f "$f"
 	kill -USR1 "$pid"
-	for _ in $(seq 100); do [[ -s $f ]] && break; sleep 0.02; done
+	for _ in $(seq $((WAIT * 50))); do [[ -s $f ]] && break; sleep 0.02; done
+	[[ -s $f ]] || fail "$name.stats_on_usr1" "expected a new $f within $WAIT s of SIGUSR1"
 	S=()
 	while IFS=$'\t' read -r k v; do S[$k]=$v; done < <(stats_read "$f")
 }
 count() { echo "${S[$1]:-0}"; }
 
-# stop: unmounts; memfs must exit 0 having run on TRANSPORT
+# stop: unmounts; memfs must exit 0 having run on TRANSPORT (within WAIT:
+# a daemon that does not is killed, not waited for)
 stop() {
 	umount "$MNT" || umount -l "$MNT"
-	for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-	wait "$pid"
-	check "$name.exit" 0 $?
+	for _ in $(seq $((WAIT * 10))); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	if kill -0 "$pid" 2>/dev/null; then
+		fail "$name.exit" "expected memfs to exit within $WAIT s of the unmount"
+		kill -KILL "$pid"
+		wait "$pid"
+	else
+		wait "$pid"
+		check "$name.exit" 0 $?
+	fi
 	pid=
 	check "$name.transport" "$TRANSPORT" "$(stats_get "$TMP/$name.json" transport)"
 }
@@ -264,7 +278,8 @@ check no_open.trunc "short" "$(cat "$MNT/no")"
 # free inode count, statfs, back where it was once the kernel forgets it)
 free0=$(stat -f -c %d "$MNT")
 printf x >"$MNT/gone" && cat "$MNT/gone" >/dev/null && rm "$MNT/gone"
-for _ in $(seq 50); do [[ $(stat -f -c %d "$MNT") == "$free0" ]] && break; sleep 0.05; done
+# (the FORGET comes when the kernel drops the inode, after rm returned)
+for _ in $(seq $((WAIT * 20))); do [[ $(stat -f -c %d "$MNT") == "$free0" ]] && break; sleep 0.05; done
 check no_open.unlinked_freed "$free0" "$(stat -f -c %d "$MNT")"
 snap
 check no_open.open_once 1 "$(count by_opcode.OPEN)"
@@ -272,25 +287,36 @@ check no_open.opendir_once 1 "$(count by_opcode.OPENDIR)"
 stop
 
 # ------------------------------------------------------------ parallel_dirops
-# lookups of absent names in one directory, each held 300 ms in memfs and
+# lookups of absent names in one directory, each held 1 s in memfs and
 # started from both CPUs: the most memfs held at once (its own count, in
 # its exit log line: sampling the library's in_flight from here missed the
 # overlap on a loaded machine) is 1 without parallel_dirops, 2 or more with
-# it. (Long entry and attribute timeouts: no other request.)
+# it. (Long entry and attribute timeouts: no other request.) The lookups
+# start together: each client waits, ready, for a "go" file made once all
+# are ready, so that a slow fork on a loaded machine cannot spread them
+# out beyond the time each is held.
 lookups_at_once() { # N: runs N lookups; after stop, held_at_once reads the peak
-	local pids=()
-	mkdir -p "$MNT/pd"
+	local pids=() gate=$TMP/gate.$name
+	mkdir -p "$MNT/pd" "$gate"
 	stat "$MNT/pd" >/dev/null
 	for i in $(seq "$1"); do
-		taskset -c $((i % $(nproc))) stat "$MNT/pd/absent$i" >/dev/null 2>&1 &
+		taskset -c $((i % $(nproc))) sh -c '
+			: >"$1/ready$2"
+			while [ ! -e "$1/go" ]; do sleep 0.01; done
+			exec stat "$3" >/dev/null 2>&1' - "$gate" "$i" "$MNT/pd/absent$i" &
 		pids+=($!)
 	done
+	for _ in $(seq $((WAIT * 20))); do
+		[[ $(find "$gate" -name 'ready*' | wc -l) -ge $1 ]] && break
+		sleep 0.05
+	done
+	: >"$gate/go"
 	wait "${pids[@]}"
 }
 held_at_once() { # NAME: memfs's peak, from its log
 	sed -n 's/^memfs: lookups held at once: at most \([0-9]*\)$/\1/p' "$TMP/$1.log"
 }
-pd_opts=entry_timeout=60,attr_timeout=60,lookup_delay_ms=300
+pd_opts=entry_timeout=60,attr_timeout=60,lookup_delay_ms=1000
 start pdon "parallel_dirops,$pd_opts" || exit 1
 lookups_at_once 6
 stop

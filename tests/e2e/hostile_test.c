@@ -38,6 +38,10 @@
 
 #define T(cond, name, ...) chk_result(!!(cond), (name), __VA_ARGS__)
 #define NS		   1000000000ull
+/* Seconds to wait for what should come at once (a request reaching its
+ * handler, a session ending): only waited for in full when it does not
+ * come, so generous for a loaded machine. */
+#define WAIT_S 30
 
 enum {
 	INO_HANG = 2,	   /* READ: held, answered late (A) or never (B) */
@@ -370,10 +374,11 @@ static void held_but_serving(struct mount *a)
 	int err, served = 0;
 
 	start_reader(&r, a->dir, "hang");
-	for (int i = 0; i < 500 && !atomic_load(&a->srv.held); i++)
+	for (int i = 0; i < WAIT_S * 100 && !atomic_load(&a->srv.held); i++)
 		usleep(10000);
 	req = atomic_load(&a->srv.held);
-	if (!T(req != NULL, "pending.handler_holds", "no READ arrived in 5 s"))
+	if (!T(req != NULL, "pending.handler_holds", "no READ arrived in %d s",
+	       WAIT_S))
 		return;
 	usleep(1200000);
 	for (int i = 0; i < 20; i++) {
@@ -400,7 +405,16 @@ static void held_but_serving(struct mount *a)
 	T(r.n == (ssize_t)strlen(late) && !memcmp(r.buf, late, strlen(late)),
 	  "pending.client_gets_late_answer", "read %zd (%s)", r.n,
 	  strerror(r.err));
-	fring_session_stats(a->se, FRING_STATS_ALL, &st);
+	/* The held READ (1.2 s old and more) no longer counts. Polled: the
+	 * reader's close sends a RELEASE, which may be pending a moment,
+	 * longer on a loaded machine; the READ, if still counted, would
+	 * stay the oldest for good. */
+	for (int i = 0; i < WAIT_S * 100; i++) {
+		fring_session_stats(a->se, FRING_STATS_ALL, &st);
+		if (st.oldest_pending_ns < NS)
+			break;
+		usleep(10000);
+	}
 	T(st.oldest_pending_ns < NS, "pending.cleared",
 	  "oldest_pending %.3f s after the answer",
 	  (double)st.oldest_pending_ns / 1e9);
@@ -416,9 +430,10 @@ static void double_answer(struct mount *a)
 	T(n == (ssize_t)strlen(first) && !memcmp(buf, first, strlen(first)),
 	  "double.client_sees_first", "read %zd (%s)", n, strerror(err));
 	/* The client can have the first answer before the handler's second
-	 * one has returned (and logged): wait for it, 5 s at most. */
-	for (int i = 0;
-	     i < 5000 && atomic_load(&a->srv.second_ret) == SECOND_PENDING; i++)
+	 * one has returned (and logged): wait for it, WAIT_S at most. */
+	for (int i = 0; i < WAIT_S * 1000 &&
+			atomic_load(&a->srv.second_ret) == SECOND_PENDING;
+	     i++)
 		usleep(1000);
 	T(atomic_load(&a->srv.second_ret) == -EALREADY, "double.refused",
 	  "expected -EALREADY got %d", atomic_load(&a->srv.second_ret));
@@ -541,24 +556,47 @@ static void still_valid(struct mount *a)
 
 /* ---------------- B: the kernel's request timeout ---------------- */
 
+/* What the kernel answers a new request on a connection it has ended:
+ * ENOTCONN; the other three are what a dead mount may answer too (on the
+ * ring transports, tests/e2e/mount-lib.sh's DEAD_RE), never a live
+ * server's ENOENT or a success. */
+static bool dead_errno(int e)
+{
+	return e == ENOTCONN || e == ECONNABORTED || e == ECANCELED ||
+	       e == ECONNREFUSED;
+}
+
 static void timeout_checks(struct mount *b, struct reader *r)
 {
 	struct fring_stats st;
 	char path[96];
 	struct stat sb;
+	int ret;
 
+	/* The READ stays unanswered: without the kernel's timeout the join
+	 * waits for good (the meson test's own timeout then fails it). */
 	pthread_join(r->th, NULL);
-	/* 15 s at least, then the next 15 s check: at most 30 s after INIT */
 	T(r->n == -1 && r->err == ECONNABORTED, "timeout.client_econnaborted",
 	  "expected ECONNABORTED got %zd (%s)", r->n, strerror(r->err));
-	T(r->took >= 14.5 && r->took < 46, "timeout.when",
-	  "expected 15..45 s got %.1f s", r->took);
+	/* 15 s at least (the kernel's lowest timeout: never sooner), and
+	 * the abort comes at the first 15 s check after that, about 30 s
+	 * after INIT. The upper bound only tells the timeout from anything
+	 * later; the check is kernel work queued on a timer, which a loaded
+	 * machine may run late, so it is far off. */
+	T(r->took >= 14.5 && r->took < 90, "timeout.when",
+	  "expected 15..90 s got %.1f s", r->took);
 	chk_note("the kernel aborted the connection after %.1f s", r->took);
-	snprintf(path, sizeof(path), "%s/good", b->dir);
+	/* A name never looked up on B: its LOOKUP must go to the connection
+	 * (a name looked up before could be answered from the kernel's
+	 * cache, whatever the connection's state). */
+	snprintf(path, sizeof(path), "%s/never-looked-up-%ld", b->dir,
+		 (long)getpid());
 	errno = 0;
-	T(stat(path, &sb) == -1 && errno == ENOTCONN, "timeout.then_enotconn",
-	  "expected ENOTCONN got %s", strerror(errno));
-	stop(b, 10);
+	ret = stat(path, &sb);
+	T(ret == -1 && dead_errno(errno), "timeout.then_enotconn",
+	  "expected ENOTCONN (or another dead mount's error) got %s",
+	  ret == 0 ? "success" : strerror(errno));
+	stop(b, WAIT_S);
 	T(b->run_ret == 0, "timeout.session_ended", "run returned %ld",
 	  b->run_ret);
 	fring_session_stats(b->se, FRING_STATS_ALL, &st);
@@ -589,10 +627,10 @@ int main(int argc, char *argv[])
 		return ret;
 	/* the first request answers INIT; then B's hanging READ */
 	start_reader(&rb, b.dir, "hang");
-	for (int i = 0; i < 1000 && !atomic_load(&b.srv.held); i++)
+	for (int i = 0; i < WAIT_S * 100 && !atomic_load(&b.srv.held); i++)
 		usleep(10000);
 	if (!T(atomic_load(&b.srv.held) != NULL, "timeout.read_held",
-	       "B's READ did not arrive in 10 s"))
+	       "B's READ did not arrive in %d s", WAIT_S))
 		return chk_finish();
 	c = fring_session_conn(b.se);
 	timeout = c->want & FRING_CAP_REQUEST_TIMEOUT;

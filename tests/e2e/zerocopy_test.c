@@ -534,7 +534,9 @@ out:
 
 /* ---------------- abort with a zero-copied READ held ---------------- */
 
-static int abort_client(int report)
+/* report: the client's errno goes there; go: read once the server's late
+ * helper has run (a byte, or EOF) */
+static int abort_client(int report, int go)
 {
 	unsigned char *buf;
 	int fd = open(path_of(I_STUCK), O_RDONLY | O_DIRECT), e;
@@ -547,8 +549,11 @@ static int abort_client(int report)
 	e = n < 0 ? errno : 0;
 	if (write(report, &e, sizeof(e)) != sizeof(e))
 		return 11;
-	/* the server's late helper runs now: the buffer must not change */
-	sleep(1);
+	/* the server's late helper runs now, and its session ends: after
+	 * that (not after a while, which a loaded machine may stretch) the
+	 * buffer must be as it was */
+	if (read(go, &e, 1) < 0)
+		return 14;
 	for (int i = 0; i < 65536; i++)
 		if (buf[i] != 0xab)
 			return 12;
@@ -557,7 +562,7 @@ static int abort_client(int report)
 
 static void phase_abort(pthread_t th)
 {
-	int pfd[2], e = 0, status;
+	int pfd[2], gfd[2], e = 0, status;
 	char ctl[128];
 	struct stat st;
 	pid_t child;
@@ -566,16 +571,26 @@ static void phase_abort(pthread_t th)
 
 	if (pipe(pfd))
 		return;
+	if (pipe(gfd)) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return;
+	}
 	stat(mnt, &st);
 	child = fork();
-	if (child == 0)
-		_exit(abort_client(pfd[1]));
-	for (int i = 0; i < 1000 && !atomic_load(&held); i++)
+	if (child == 0) {
+		close(gfd[1]);
+		_exit(abort_client(pfd[1], gfd[0]));
+	}
+	close(gfd[0]);
+	/* (30 s: only waited for in full when the READ does not come) */
+	for (int i = 0; i < 3000 && !atomic_load(&held); i++)
 		usleep(10000);
 	if (!T(atomic_load(&held) != NULL, "abort_read_held",
 	       "the READ never reached the handler")) {
 		kill(child, SIGKILL);
 		waitpid(child, &status, 0);
+		close(gfd[1]);
 		return;
 	}
 	mkdir("/sys/fs/fuse/connections", 0755);
@@ -592,12 +607,15 @@ static void phase_abort(pthread_t th)
 	/* the handler finally moves data: there is no client any more */
 	fring_read_from_fd(atomic_exchange(&held, NULL), backing[I_STUCK], 0,
 			   65536);
+	/* the session ends by itself (the connection is gone); once run
+	 * has returned, nothing of it can touch the client's pages */
+	pthread_join(th, &run_ret);
+	T(true, "abort_session_ended", "run returned");
+	close(gfd[1]);
 	waitpid(child, &status, 0);
 	T(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	  "abort_client_buffer_untouched", "client status %d",
 	  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-	pthread_join(th, &run_ret);
-	T(true, "abort_session_ended", "run returned");
 	umount2(mnt, MNT_DETACH);
 }
 
