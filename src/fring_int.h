@@ -217,14 +217,15 @@ struct fring_session {
 	struct fring_queue *side; /* ring mode: the /dev/fuse side channel */
 	struct ring_state *ring;  /* ring transport state, or NULL */
 	size_t bufsize;		  /* per-request buffer size */
-	atomic_int exiting; /* the queues stop (session_stop) */
+	atomic_int exiting;	  /* the queues stop (session_stop) */
 	/* run() has built its queues: from now until destroy, another thread
 	 * may read their counters (main.c's SIGUSR1 thread) */
 	atomic_bool serving;
 	int exit_efd; /* becomes readable when the session should stop */
 	/* fring_session_exit() counts a request and wakes ask_efd; the run
 	 * thread weighs it (session.c, wait_for_exit) and may decline it
-	 * while other mounts sit on this one (exit_declined counts those) */
+	 * while other mounts sit on this one (exit_declined: the value
+	 * exit_asked had when it declined) */
 	atomic_uint exit_asked, exit_declined;
 	int ask_efd;
 	bool destroyed_called;
@@ -316,8 +317,7 @@ FRING_HIDDEN int mount_fuse(struct fring_session *se, const char *mnt);
  * leads to now (-EBUSY, logged). */
 FRING_HIDDEN int unmount_fuse(struct fring_session *se);
 /* true when other mounts sit on or inside ours; what names one of them */
-FRING_HIDDEN bool mount_held(struct fring_session *se, char *what,
-			     size_t len);
+FRING_HIDDEN bool mount_held(struct fring_session *se, char *what, size_t len);
 
 /* ladder.c */
 FRING_HIDDEN int ladder_precheck(struct fring_session *se);

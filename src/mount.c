@@ -345,9 +345,10 @@ static int mount_fusermount(struct fring_session *se, const char *mnt)
 /*
  * Right after mounting: which mount at path is ours. Nothing has answered
  * INIT yet, so nothing here may ask the new FUSE mount anything
- * (mountid_of_fd does not). A mount that is not FUSE, or not on this
- * connection's device, would mean another one was made at path in the same
- * instant: then the identity stays unknown and nothing is unmounted later.
+ * (mountid_of_fd does not). A mount on top at path that is not FUSE, or
+ * not in the table with the id and device just read, would mean another
+ * one was made at path in the same instant: then the identity stays
+ * unknown and nothing is unmounted later.
  */
 static void identify(struct fring_session *se, const char *path)
 {

@@ -36,8 +36,8 @@ static const char memfs_usage[] =
 	"                           symlinks, or N% of RAM (half of RAM,\n"
 	"                           at most half the memory cgroup's limit;\n"
 	"                           0: no limit)\n"
-	"    -o nr_inodes=N[k|m|g]  most inodes and extra hard links (a\n"
-	"                           page of that half for two, and at least\n"
+	"    -o nr_inodes=N[k|m|g]  most inodes and extra hard links (one\n"
+	"                           a page of that half, and at least\n"
 	"                           its KiBs up to 2M; 0: no limit)\n";
 
 static int parse_seconds(const char *value, double *out)

@@ -288,7 +288,8 @@ void space_setup(struct memfs *fs)
 			"killed for want of memory\n",
 			sp->max_bytes, sp->max_bytes ? "" : " (no limit)", mem,
 			mem < ram ? "its memory cgroup's limit" : "RAM");
-	/* tmpfs's default is a page of RAM for two inodes; an inode costs
+	/* tmpfs's default is an inode per two pages of RAM (per page of the
+	 * half); an inode costs
 	 * memfs well under 1 KiB, so at least a 1 KiB share of that half
 	 * (up to 2M inodes) is as safe and holds a million files on a
 	 * small machine too */
