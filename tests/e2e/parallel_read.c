@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * parallel_read READERS MNT SRC FILE...: READERS threads per FILE, all
- * started at once, each reading MNT/FILE whole and comparing it byte for
- * byte with SRC/FILE. Prints "MS ms" (wall time of the reads) and one
- * "FAIL" line per mismatch; exits 0, or 1 on a mismatch or an error.
+ * parallel_read [--together] READERS MNT SRC FILE...: READERS threads per
+ * FILE, all started at once, each reading MNT/FILE whole and comparing it
+ * byte for byte with SRC/FILE. Prints "MS ms" (wall time of the reads) and
+ * one "FAIL" line per mismatch; exits 0, or 1 on a mismatch or an error.
  * Threads rather than processes: on a loaded machine process start-up
- * would swamp the latencies remotefs.sh measures.
+ * would swamp the latencies remotefs.sh measures. --together: the threads
+ * wait at a start line until all are created, then read (and the time
+ * counts from there), so that on a loaded machine thread start-up cannot
+ * spread the reads out either (remotefs.sh wants them in flight at once).
  */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +27,8 @@ struct reader {
 };
 
 static atomic_int failures;
+static bool together;
+static pthread_barrier_t start_line;
 
 /* The whole file, or NULL; *len its size. */
 static char *slurp(const char *dir, const char *file, size_t *len)
@@ -61,8 +67,12 @@ static void *read_one(void *arg)
 {
 	struct reader *r = arg;
 	size_t got_len = 0, want_len = 0;
-	char *got = slurp(r->mnt, r->file, &got_len);
-	char *want = slurp(r->src, r->file, &want_len);
+	char *got, *want;
+
+	if (together)
+		pthread_barrier_wait(&start_line);
+	got = slurp(r->mnt, r->file, &got_len);
+	want = slurp(r->src, r->file, &want_len);
 
 	if (!got || !want || got_len != want_len ||
 	    memcmp(got, want, got_len)) {
@@ -87,18 +97,28 @@ static long long now_ms(void)
 
 int main(int argc, char *argv[])
 {
-	int readers = argc > 4 ? atoi(argv[1]) : 0;
-	int nfiles = argc - 4, n = 0;
+	int readers, nfiles, n = 0;
 	struct reader *r;
 	long long t0;
 
+	if (argc > 1 && !strcmp(argv[1], "--together")) {
+		together = true;
+		argv++;
+		argc--;
+	}
+	readers = argc > 4 ? atoi(argv[1]) : 0;
+	nfiles = argc - 4;
 	if (readers < 1) {
-		fprintf(stderr, "usage: %s READERS MNT SRC FILE...\n", argv[0]);
+		fprintf(stderr,
+			"usage: %s [--together] READERS MNT SRC FILE...\n",
+			argv[0]);
 		return 1;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	r = calloc((size_t)readers * (size_t)nfiles, sizeof(*r));
-	if (!r)
+	if (!r || (together &&
+		   pthread_barrier_init(&start_line, NULL,
+					(unsigned)(readers * nfiles) + 1)))
 		return 1;
 	t0 = now_ms();
 	for (int f = 0; f < nfiles; f++) {
@@ -110,6 +130,12 @@ int main(int argc, char *argv[])
 				return 1;
 			}
 		}
+	}
+	if (together) {
+		/* (timed from the start line: creating the threads is not
+		 * what the reads took) */
+		t0 = now_ms();
+		pthread_barrier_wait(&start_line);
 	}
 	for (int i = 0; i < n; i++)
 		pthread_join(r[i].tid, NULL);

@@ -18,7 +18,10 @@
 # directory), FRING_E2E_STATS_EXPECT (what the stats must show beyond the
 # transport, see stats.sh), FRING_E2E_WRAPPER (a command MEMFS runs under,
 # e.g. valgrind and its options; words split on blanks) and
-# FRING_E2E_WAIT (seconds MEMFS gets to mount and to exit, 10).
+# FRING_E2E_WAIT (seconds MEMFS gets to mount and to exit, 30: polled, so
+# waited for in full only when it fails; a loaded machine can be slow).
+# TEST gets FRING_E2E_DAEMON_PID (MEMFS's pid) and FRING_E2E_LOG (the file
+# MEMFS writes its output to) in its environment.
 #
 # It needs bash, awk and the usual tools only (no python): the vm tier runs it
 # in a busybox guest.
@@ -133,7 +136,7 @@ fi
 # source directory of examples/passthrough)
 read -r -a fs_args <<<"${FRING_E2E_FS_ARGS:-}"
 read -r -a wrapper <<<"${FRING_E2E_WRAPPER:-}"
-WAIT=${FRING_E2E_WAIT:-10}
+WAIT=${FRING_E2E_WAIT:-30}
 echo "# ${wrapper[*]} $MEMFS -f -o $opts --stats-file=$STATS ${fs_args[*]} $MNT"
 "${wrapper[@]}" "$MEMFS" -f -o "$opts" --stats-file="$STATS" "${fs_args[@]}" "$MNT" >"$LOG" 2>&1 &
 memfs_pid=$!
@@ -160,8 +163,9 @@ ok run-suite.mount
 
 # run the test; its output goes through and into $OUT for the summary
 set +e
-# (FRING_E2E_DAEMON_PID: tests/stress/load watches the daemon's memory)
-FRING_E2E_DAEMON_PID=$memfs_pid timeout -k 10 "${FRING_E2E_TIMEOUT:-900}" "$TEST" "$MNT" "$@" 2>&1 | tee "$OUT"
+# (FRING_E2E_DAEMON_PID: tests/stress/load watches the daemon's memory;
+# FRING_E2E_LOG: remotefs.sh reads the daemon's -d lines)
+FRING_E2E_DAEMON_PID=$memfs_pid FRING_E2E_LOG=$LOG timeout -k 10 "${FRING_E2E_TIMEOUT:-900}" "$TEST" "$MNT" "$@" 2>&1 | tee "$OUT"
 test_rc=${PIPESTATUS[0]}
 set -e
 # (busybox timeout, in the vm guest, exits 143 where coreutils exits 124)
@@ -169,11 +173,12 @@ if [[ $test_rc == 124 || $test_rc == 137 || $test_rc == 143 ]]; then
 	fail run-suite.test_time "expected $TEST to finish within ${FRING_E2E_TIMEOUT:-900} s"
 fi
 
-# unmount, then memfs must exit by itself
-if umount "$MNT" 2>"$TMP/umount.err"; then
+# unmount (bounded: a daemon that hangs could hold it in writeback), then
+# memfs must exit by itself
+if timeout -k 5 "$WAIT" umount "$MNT" 2>"$TMP/umount.err"; then
 	ok run-suite.umount
 else
-	fail run-suite.umount "expected umount to work got: $(cat "$TMP/umount.err")"
+	fail run-suite.umount "expected umount to work within $WAIT s got: $(cat "$TMP/umount.err")"
 	umount -l "$MNT" 2>/dev/null || true
 fi
 exited=0
