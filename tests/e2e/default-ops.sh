@@ -12,7 +12,7 @@ transport=$2
 [[ $(id -u) == 0 && -c /dev/fuse ]] || { echo "SKIP: needs root and /dev/fuse"; exit 77; }
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d /tmp/fring-default-ops.XXXXXX)
-MNT=$work/mnt T=10
+MNT=$work/mnt T=${FRING_E2E_WAIT:-30} # (seconds: polled, generous for a loaded machine)
 # shellcheck source-path=SCRIPTDIR source=mount-lib.sh
 source "$here/mount-lib.sh"
 # shellcheck source-path=SCRIPTDIR source=stats.sh
@@ -38,7 +38,7 @@ for i in 1 2 3; do
 done
 ((failed == 0)) && ok calls_succeed
 
-umount "$MNT" || fail unmount "umount failed"
+timeout -k 2 "$T" umount "$MNT" || fail unmount "umount failed (or took over $T s)"
 if gone "$pid"; then
 	wait "$pid"
 	pid=

@@ -11,7 +11,9 @@
 set -uo pipefail
 MEMFS=$1
 TRANSPORT=$2
-T=10
+# seconds for anything that should be quick (polled: waited for in full
+# only when it fails, so generous for a loaded machine)
+T=${FRING_E2E_WAIT:-30}
 # shellcheck source-path=SCRIPTDIR source=mount-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/mount-lib.sh"
 
@@ -54,10 +56,15 @@ pid=$!
 for _ in $(seq $((T * 10))); do mounted && [[ -p $FIFO ]] && break; sleep 0.1; done
 mounted || { cat "$LOG"; echo "FAIL mount"; exit 1; }
 
-# Sends one command and waits for memfs's line about it.
+# Sends one command and waits for memfs's line about it. (The write is
+# bounded: opening the FIFO waits for memfs to have it open for reading.)
 sent=0
 remote() {
-	echo "$*" >"$FIFO"
+	if ! timeout -k 2 "$T" sh -c 'echo "$1" >"$2"' - "$*" "$FIFO"; then
+		echo "FAIL remote.sent: expected memfs to read \"$*\" from $FIFO within $T s"
+		failed=$((failed + 1))
+		return
+	fi
 	sent=$((sent + 1))
 	for _ in $(seq $((T * 10))); do
 		[[ $(grep -c '^memfs: remote: ' "$LOG") -ge $sent ]] && break
@@ -102,8 +109,8 @@ check unlink.quiet_stale present "$got"
 check unlink.notified absent "$got"
 
 check all_notified 4 "$(grep -c 'notified: ok' "$LOG")"
-umount "$MNT" || umount -l "$MNT"
-gone "$pid" || echo "FAIL memfs did not exit"
+timeout -k 2 "$T" umount "$MNT" || umount -l "$MNT"
+gone "$pid" || { echo "FAIL exit: memfs still running $T s after the unmount"; failed=$((failed + 1)); }
 pid=
 echo "$passed passed, $failed failed"
 [[ $failed == 0 ]]
