@@ -157,6 +157,7 @@ done
 	echo "export FRING_VM_JOB_TIMEOUT=${FRING_VM_JOB_TIMEOUT:-240}"
 	echo "export FRING_VM_HUNG_GRACE=${FRING_VM_HUNG_GRACE:-30}"
 	echo "export FRING_E2E_TEARDOWN_SECONDS=${FRING_E2E_TEARDOWN_SECONDS:-60}"
+	echo "export FRING_E2E_LIFECYCLE_SECONDS=${FRING_E2E_LIFECYCLE_SECONDS:-60}"
 	# inside a job, the tests' own bound comes first
 	echo "export FRING_E2E_TIMEOUT=$((${FRING_VM_JOB_TIMEOUT:-240} - 30))"
 } >"$ENVF"
