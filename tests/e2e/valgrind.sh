@@ -35,7 +35,8 @@ vg=(valgrind --fair-sched=yes --error-exitcode=99 --leak-check=full --show-leak-
 	--errors-for-leak-kinds=definite "--log-file=$VGLOG")
 export FRING_E2E_WRAPPER="${vg[*]}"
 # valgrind runs memfs 20 to 50 times slower: more time to mount and exit
-export FRING_E2E_WAIT=${FRING_E2E_WAIT:-60}
+# (polled: waited for in full only when the mount or exit never comes)
+export FRING_E2E_WAIT=${FRING_E2E_WAIT:-120}
 rc=0
 "$(dirname "${BASH_SOURCE[0]}")/run-suite.sh" "$MEMFS" dev "$@" || rc=$?
 
