@@ -34,7 +34,7 @@ SMALL=$((16 * QUEUES))
 WORKERS=$((SMALL / 2))
 
 check() { # MNT SRC PARALLEL_READ
-	local mnt=$1 src=$2 pread=$3 passed=0 failed=0 ms serial out files=()
+	local mnt=$1 src=$2 pread=$3 passed=0 failed=0 ms out files=()
 	ok() { echo "ok $1"; passed=$((passed + 1)); }
 	fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
 
