@@ -16,7 +16,7 @@
 #                      Debian 13's and 12's (jobs-old.sh), for the kernel matrix
 #   FRING_VM_KERNEL    a bzImage to boot instead of the fetched 7.3 one
 #   FRING_VM_CACHE     where fetch-kernel.sh keeps the kernel (/var/cache/fring-vm)
-#   FRING_VM_TIMEOUT   seconds for the whole boot (1200); qemu is killed then
+#   FRING_VM_TIMEOUT   seconds for the whole boot (1500); qemu is killed then
 #   FRING_VM_BOOT_TIMEOUT  seconds for a guest to reach /init (150); else it
 #                      is booted again (3 boots at most)
 #   FRING_VM_GUESTS    guests booted at once, each running every GUESTS-th job (2)
@@ -177,7 +177,7 @@ INITRD=$OUTDIR/initramfs.cpio.gz
 
 # ---------------------------------------------------------------------------
 # Boot
-TIMEOUT=${FRING_VM_TIMEOUT:-1200}
+TIMEOUT=${FRING_VM_TIMEOUT:-1500}
 JOB_TIMEOUT=${FRING_VM_JOB_TIMEOUT:-240}
 # A guest whose console says nothing for this long is wedged: run-guest.sh
 # prints @@FRING-ALIVE every 20 s, and a hung job is reported by its
