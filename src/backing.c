@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
-#include "fring_int.h"
+#include "reply.h"
 
 /* Without the negotiated flag the kernel answers EPERM
  * (fuse_backing_open()), which reads like a missing capability. */

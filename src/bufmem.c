@@ -23,7 +23,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "fring_int.h"
+#include "bufmem.h"
 
 #define HUGE_SZ ((size_t)2 << 20)
 

@@ -2,7 +2,7 @@
 /* Directory listings: fuse_dirent and fuse_direntplus records. */
 #include <string.h>
 
-#include "fring_int.h"
+#include "reply.h"
 
 static void fill_dirent(struct fuse_dirent *d, uint64_t ino, const char *name,
 			size_t namelen, mode_t mode, off_t off, size_t recsz,

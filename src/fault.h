@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "fring_int.h"
+#include "common.h"
 
 enum fault_point {
 	FAULT_RING_SETUP,   /* io_uring_queue_init of a ring thread */

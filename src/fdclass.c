@@ -23,7 +23,7 @@
 #include <stdatomic.h>
 #include <sys/vfs.h>
 
-#include "fring_int.h"
+#include "fdclass.h"
 
 #define FDCLASS_SLOTS 64
 #define FDCLASS_USES  64

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fring_int.h"
+#include "common.h"
 
 static fring_log_fn log_fn;
 static void *log_data;

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "fring_int.h"
+#include "reply.h"
 
 /* The ABI minor each notification appeared in (fs/fuse/notify.c). */
 enum {

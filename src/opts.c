@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fring_int.h"
+#include "config.h"
 
 #define FRING_DEFAULT_MAX_WRITE (1u << 20)
 #define FRING_MAX_MAX_WRITE	(16u << 20)

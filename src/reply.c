@@ -6,10 +6,13 @@
  * than the kernel asked for).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "fring_int.h"
+#include "opname.h"
+#include "reply.h"
+#include "req.h"
 
 enum reply_kind {
 	RK_EMPTY = 1 << 0,
@@ -104,6 +107,26 @@ static bool claim(struct fring_req *req)
 		return false;
 	}
 	return true;
+}
+
+/* The -d line of an answer: its errno's name, its length and how long the
+ * request took. Reached only with debug on. */
+static __attribute__((cold, noinline)) void
+debug_reply(const struct fring_req *req, uint64_t unique, int error, size_t len,
+	    int ret)
+{
+	const char *name = fring_errno_name(error);
+	char num[24];
+
+	if (error && !name) {
+		snprintf(num, sizeof(num), "errno %d", -error);
+		name = num;
+	}
+	fr_info("q%u unique %" PRIu64 " %s -> %s%s len %zu (%llu us)%s",
+		req->q->idx, unique, fring_opname(req->opcode),
+		error ? "error " : "ok", error ? name : "", len,
+		(unsigned long long)(fring_now_ns() - req->t_start) / 1000,
+		ret ? " [send failed]" : "");
 }
 
 static int send_claimed(struct fring_req *req, int error,

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "fring_int.h"
+#include "core.h"
 
 /* The extension of the given type, its payload and size; NULL when absent
  * or when a header does not fit (the kernel sizes each in 8-byte units,

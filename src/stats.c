@@ -8,7 +8,8 @@
 #include <unistd.h>
 
 #include "fault.h"
-#include "fring_int.h"
+#include "core.h"
+#include "opname.h"
 
 uint64_t fring_now_ns(void)
 {
@@ -257,7 +258,7 @@ int fring_session_write_stats(const fring_session_t *s, int fd)
 		fputc('}', f);
 	}
 	fputs(",\"transport_reason\":\"", f);
-	for (const char *r = s->reason; *r; r++) {
+	for (const char *r = session_reason(s); *r; r++) {
 		if (*r == '"' || *r == '\\')
 			fputc('\\', f);
 		fputc(*r, f);

@@ -23,7 +23,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "fring_int.h"
+#include "config.h"
+#include "ladder/ladder.h"
+#include "ring/ring.h"
 
 #define ENABLE_URING_PARAM "/sys/module/fuse/parameters/enable_uring"
 

@@ -40,7 +40,7 @@
 
 #include "fake_session.h"
 #include "fuzz.h"
-#include "ring.h"
+#include "internal.h"
 
 /* where dev.c reads a message into its slot (DEV_READ_OFF) */
 #define FZ_DEV_OFF                                                             \
@@ -94,8 +94,9 @@ void fz_check_failed(const char *what, int line)
 		fprintf(stderr,
 			"  answering %s (framing %d, zc %d): max_out %u, "
 			"buf size %zu, data room %zu\n",
-			fring_opname(fz_cur->opcode), fz.framing, fz_cur->zc,
-			fz_cur->max_out, fz_cur->buf.size, fz_cur->datasz);
+			fring_opname(fz_cur->opcode), fz.framing,
+			ring_ent_c(fz_cur)->zc, fz_cur->max_out,
+			fz_cur->buf.size, fz_cur->datasz);
 	abort();
 }
 
@@ -236,7 +237,7 @@ static size_t check_answer(struct fring_req *req, const struct iovec *iov,
 
 		len += iov[i].iov_len;
 		/* zero-copy READ data placed by fixed ops: not in memory */
-		if (!p && req->zc == ZC_READ)
+		if (!p && ring_ent(req)->zc == ZC_READ)
 			continue;
 		FZ_CHECK(p || !iov[i].iov_len);
 		if (p && off + iov[i].iov_len <= sizeof(fz_copy))
@@ -280,7 +281,8 @@ static const struct fring_tp fz_dev_tp = {
 static int fz_ring_send(struct fring_req *req, struct iovec *iov, int cnt)
 {
 	const struct fuse_out_header *oh = iov[0].iov_base;
-	const struct fuse_out_header *eh = (const void *)req->hdr.in_out;
+	const struct fuse_out_header *eh =
+		(const void *)ring_ent(req)->hdr.in_out;
 	uint32_t psz;
 	size_t n;
 	int ret;
@@ -288,7 +290,7 @@ static int fz_ring_send(struct fring_req *req, struct iovec *iov, int cnt)
 	unpoison(req);
 	n = check_answer(req, iov, cnt);
 	ret = fring_tp_ring.send(req, iov, cnt);
-	psz = req->hdr.ring_ent_in_out.payload_sz;
+	psz = ring_ent(req)->hdr.ring_ent_in_out.payload_sz;
 	FZ_CHECK(eh->unique == oh->unique);
 	/* data is limited to what was asked, which fits the entry except for
 	 * xattr and ioctl sizes (not bounded by the payload size): those
@@ -305,19 +307,20 @@ static int fz_ring_send(struct fring_req *req, struct iovec *iov, int cnt)
 		FZ_CHECK(psz == 0);
 		return 0;
 	}
-	if (req->zc == ZC_NONE) {
+	if (ring_ent(req)->zc == ZC_NONE) {
 		FZ_CHECK(eh->len == oh->len && eh->error == oh->error);
 		FZ_CHECK(psz == n && psz <= req->datasz);
 		FZ_CHECK(psz > sizeof(fz_copy) ||
 			 !memcmp(req->data, fz_copy, psz));
-	} else if (req->zc == ZC_WRITE) {
+	} else if (ring_ent(req)->zc == ZC_WRITE) {
 		FZ_CHECK(psz == sizeof(struct fuse_write_out));
 		FZ_CHECK(
 			((const struct fuse_write_out *)(const void *)req->data)
-				->size <= req->zc_moved);
+				->size <= ring_ent(req)->zc_moved);
 	} else {
-		FZ_CHECK(psz <= req->zc_size);
-		FZ_CHECK(psz <= req->zc_moved || psz == req->zc_staged);
+		FZ_CHECK(psz <= ring_ent(req)->zc_size);
+		FZ_CHECK(psz <= ring_ent(req)->zc_moved ||
+			 psz == ring_ent(req)->zc_staged);
 	}
 	return 0;
 }
@@ -326,7 +329,7 @@ static void fz_ring_noreply(struct fring_req *req)
 {
 	fz_noreply(req);
 	fring_tp_ring.noreply(req);
-	FZ_CHECK(req->hdr.ring_ent_in_out.payload_sz == 0);
+	FZ_CHECK(ring_ent(req)->hdr.ring_ent_in_out.payload_sz == 0);
 }
 
 static const struct fring_tp fz_ring_tp = {
@@ -392,11 +395,12 @@ static size_t cap(size_t n, size_t max)
 /* Zero-copy: what the fixed ops of a handler would have moved. */
 static void fz_zc_moved(struct fring_req *req, uint8_t param, uint32_t value)
 {
-	if (req->zc == ZC_NONE)
+	if (ring_ent(req)->zc == ZC_NONE)
 		return;
-	req->zc_moved = param & 0x80
-				? req->zc_size
-				: (uint32_t)(value >> 8) % (req->zc_size + 1u);
+	ring_ent(req)->zc_moved =
+		param & 0x80 ? ring_ent(req)->zc_size
+			     : (uint32_t)(value >> 8) %
+				       (ring_ent(req)->zc_size + 1u);
 }
 
 static void answer_read(fring_req_t *req, uint8_t param, uint32_t value)
@@ -740,18 +744,19 @@ static void dispatch_dev(uint8_t flags, const uint8_t *msg, size_t n)
 static void dispatch_ring(uint8_t flags, const uint8_t *msg, size_t n)
 {
 	struct fring_req *req = req_get(fk.q);
-	struct fuse_uring_ent_in_out *ent = &req->hdr.ring_ent_in_out;
+	struct fuse_uring_ent_in_out *ent = &ring_ent(req)->hdr.ring_ent_in_out;
 	size_t hlen = cap(n, FZ_RING_HDR_LEN), bsz = fz.rs.payload_sz;
 	const uint8_t *pl = msg + hlen;
 	size_t plen = n - hlen;
 	unsigned idx;
 	char *dst;
 
-	_Static_assert(sizeof(req->hdr) == FZ_RING_HDR_LEN, "ring header");
+	_Static_assert(sizeof(ring_ent(req)->hdr) == FZ_RING_HDR_LEN,
+		       "ring header");
 	FZ_CHECK(req);
 	idx = slot_index(req);
-	memset(&req->hdr, 0, sizeof(req->hdr));
-	memcpy(&req->hdr, msg, hlen);
+	memset(&ring_ent(req)->hdr, 0, sizeof(ring_ent(req)->hdr));
+	memcpy(&ring_ent(req)->hdr, msg, hlen);
 	if (!(flags & FZR_RAW)) {
 		ent->payload_sz = (uint32_t)cap(plen, bsz);
 		ent->offset = (uint32_t)((idx % FZ_POOL_BUFS) * bsz);
@@ -759,7 +764,7 @@ static void dispatch_ring(uint8_t flags, const uint8_t *msg, size_t n)
 	/* the entry's own buffer, as ring.c allocates it */
 	req->data = req->mem;
 	req->datasz = bsz;
-	req->zc_slot = (uint16_t)idx;
+	ring_ent(req)->zc_slot = (uint16_t)idx;
 	dst = fk.q->pool ? ring_pool_buf(fk.q, bsz, ent->offset) : req->mem;
 	if (dst)
 		kernel_write(dst, fk.q->pool ? bsz : req->memsz,

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fring_int.h"
+#include "internal.h"
 #include "fuzz.h"
 
 void fz_check_failed(const char *what, int line)

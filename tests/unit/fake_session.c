@@ -55,8 +55,11 @@ static void fk_noreply(struct fring_req *req)
 	fk.nnoreply++;
 }
 
+/* Slots large enough to be driven as ring entries too (the fuzzer frames
+ * them with rt_entry_request()). */
 static const struct fring_tp fk_tp = {
 	.name = "fake",
+	.slot_size = sizeof(struct ring_ent),
 	.send = fk_send,
 	.noreply = fk_noreply,
 };

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fring_int.h"
+#include "internal.h"
 
 /* Which callback ran. */
 enum cb_id {

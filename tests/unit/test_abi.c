@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "fring_int.h"
+#include "internal.h"
 
 #define SZ(t, n)     assert_int_equal(sizeof(struct t), (n))
 #define OFF(t, f, n) assert_int_equal(offsetof(struct t, f), (n))

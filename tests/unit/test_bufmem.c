@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "fring_int.h"
+#include "internal.h"
 
 #define MIB ((size_t)1 << 20)
 

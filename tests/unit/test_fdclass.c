@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "fring_int.h"
+#include "internal.h"
 
 static void test_memory_file(void **state)
 {

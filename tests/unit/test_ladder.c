@@ -13,8 +13,7 @@
 
 #include <cmocka.h>
 
-#include "fring_int.h"
-#include "ring.h"
+#include "internal.h"
 
 static struct fring_session se;
 static unsigned builds;

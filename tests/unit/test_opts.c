@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "fring_int.h"
+#include "internal.h"
 
 static fring_config_t *cfg;
 static unsigned nlog;

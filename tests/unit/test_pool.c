@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "ring.h"
+#include "internal.h"
 
 static void test_pool_offsets(void **state)
 {

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "ring_cmd.h"
+#include "ring/cmd.h"
 
 static uint8_t slot[128] __attribute__((aligned(64)));
 
@@ -68,14 +68,13 @@ static void test_register_plain(void **state)
 {
 	struct iovec iov[2];
 	static const size_t keep[][2] = {
-		{ 0, 1 }, { 4, 4 }, { 8, 4 }, { 16, 8 }, { 24, 4 }, { 32, 8 },
-		{ 64, 2 },
+		{0, 1}, {4, 4}, {8, 4}, {16, 8}, {24, 4}, {32, 8}, {64, 2},
 	};
 
 	(void)state;
 	ring_prep_register(stale_sqe(), 7, 1, iov, -1, 0, 0x1234);
 	assert_int_equal(slot[0], IORING_OP_URING_CMD);
-	assert_int_equal(slot[1], 0); /* no IOSQE flags, no BUFFER_SELECT */
+	assert_int_equal(slot[1], 0);	/* no IOSQE flags, no BUFFER_SELECT */
 	assert_int_equal(u16_at(2), 0); /* ioprio must be 0 */
 	assert_int_equal(u32_at(4), 7);
 	assert_int_equal(u32_at(8), FUSE_IO_URING_CMD_REGISTER);
@@ -94,8 +93,8 @@ static void test_register_pool_zerocopy(void **state)
 {
 	struct iovec iov[2];
 	static const size_t keep[][2] = {
-		{ 0, 1 }, { 4, 4 }, { 8, 4 }, { 16, 8 }, { 24, 4 }, { 28, 4 },
-		{ 32, 8 }, { 40, 2 }, { 64, 2 }, { 72, 2 },
+		{0, 1},	 {4, 4},  {8, 4},  {16, 8}, {24, 4},
+		{28, 4}, {32, 8}, {40, 2}, {64, 2}, {72, 2},
 	};
 
 	(void)state;
@@ -113,8 +112,7 @@ static void test_register_pool_zerocopy(void **state)
 static void test_commit(void **state)
 {
 	static const size_t keep[][2] = {
-		{ 0, 1 }, { 4, 4 }, { 8, 4 }, { 32, 8 }, { 48 + 8, 8 },
-		{ 64, 2 },
+		{0, 1}, {4, 4}, {8, 4}, {32, 8}, {48 + 8, 8}, {64, 2},
 	};
 
 	(void)state;
@@ -136,7 +134,7 @@ static void test_commit(void **state)
 static void test_add_queue(void **state)
 {
 	static const size_t keep[][2] = {
-		{ 0, 1 }, { 4, 4 }, { 8, 4 }, { 32, 8 }, { 48, 8 }, { 64, 2 },
+		{0, 1}, {4, 4}, {8, 4}, {32, 8}, {48, 8}, {64, 2},
 	};
 
 	(void)state;
@@ -153,8 +151,8 @@ static void test_add_bufpool(void **state)
 {
 	static char pool[8192];
 	static const size_t keep[][2] = {
-		{ 0, 1 }, { 4, 4 }, { 8, 4 }, { 28, 4 }, { 32, 8 }, { 40, 2 },
-		{ 64, 2 }, { 72, 8 }, { 80, 4 },
+		{0, 1},	 {4, 4},  {8, 4},  {28, 4}, {32, 8},
+		{40, 2}, {64, 2}, {72, 8}, {80, 4},
 	};
 
 	(void)state;

@@ -209,7 +209,7 @@ static void test_write_stats(void **state)
 
 	(void)state;
 	lookup();
-	snprintf(fk.se->reason, sizeof(fk.se->reason),
+	snprintf(session_reason_buf(fk.se), FRING_REASON_LEN,
 		 "dev (\"quoted\" \\ reason)");
 	assert_int_equal(write_stats(fk.se, &text), 0);
 	check_json_shape(text);

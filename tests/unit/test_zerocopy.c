@@ -16,14 +16,14 @@
 
 #include <cmocka.h>
 
-#include "ring.h"
+#include "internal.h"
 
 struct fixture {
 	struct fring_session se;
 	struct ring_state rs;
 	struct ring_thread rt;
 	struct fring_queue q;
-	struct fring_req req;
+	struct ring_ent ent;
 	char pool[8192];
 };
 
@@ -41,11 +41,11 @@ static struct fixture *setup_zc(int kind)
 	f.q.rt = &f.rt;
 	f.q.pool = f.pool;
 	f.q.pool_len = sizeof(f.pool);
-	f.req.se = &f.se;
-	f.req.q = &f.q;
-	f.req.zc = kind;
-	f.req.zc_slot = 3;
-	f.req.data = kind == ZC_WRITE ? f.pool : NULL;
+	f.ent.req.se = &f.se;
+	f.ent.req.q = &f.q;
+	f.ent.zc = kind;
+	f.ent.zc_slot = 3;
+	f.ent.req.data = kind == ZC_WRITE ? f.pool : NULL;
 	return &f;
 }
 
@@ -59,17 +59,17 @@ static int answer(struct fixture *f, const void *data, size_t len)
 	struct fuse_out_header oh = {sizeof(oh) + len, 0, 7};
 	struct iovec iov[2] = {{&oh, sizeof(oh)}, {(void *)data, len}};
 
-	return fring_tp_ring.send(&f->req, iov, 2);
+	return fring_tp_ring.send(&f->ent.req, iov, 2);
 }
 
 static const struct fuse_out_header *hdr(const struct fixture *f)
 {
-	return (const void *)f->req.hdr.in_out;
+	return (const void *)f->ent.hdr.in_out;
 }
 
 static uint32_t payload(const struct fixture *f)
 {
-	return f->req.hdr.ring_ent_in_out.payload_sz;
+	return f->ent.hdr.ring_ent_in_out.payload_sz;
 }
 
 static void test_read_placed(void **state)
@@ -78,7 +78,7 @@ static void test_read_placed(void **state)
 
 	(void)state;
 	/* fring_reply_data(): the bytes are where fixed ops put them */
-	f->req.zc_moved = 4096;
+	f->ent.zc_moved = 4096;
 	assert_int_equal(answer(f, NULL, 4096), 0);
 	assert_int_equal(hdr(f)->error, 0);
 	assert_int_equal(payload(f), 4096);
@@ -104,7 +104,7 @@ static void test_read_staged(void **state)
 	assert_int_equal(answer(f, data, sizeof(data)), 0);
 	assert_int_equal(hdr(f)->error, 0);
 	assert_int_equal(payload(f), sizeof(data));
-	assert_int_equal(f->req.zc_staged, sizeof(data));
+	assert_int_equal(f->ent.zc_staged, sizeof(data));
 	assert_int_equal(f->q.stats.zero_copy_staged, 1);
 	/* at the slot's place in the stage file, for READ_FIXED to take */
 	assert_int_equal(pread(f->rt.stage_fd, back, sizeof(back), 3 * 8192),
@@ -121,10 +121,10 @@ static void test_read_error(void **state)
 	struct iovec iov[1] = {{&oh, sizeof(oh)}};
 
 	(void)state;
-	assert_int_equal(fring_tp_ring.send(&f->req, iov, 1), 0);
+	assert_int_equal(fring_tp_ring.send(&f->ent.req, iov, 1), 0);
 	assert_int_equal(hdr(f)->error, -ENOENT);
 	assert_int_equal(payload(f), 0);
-	assert_int_equal(f->req.zc_staged, 0);
+	assert_int_equal(f->ent.zc_staged, 0);
 	teardown_zc(f);
 }
 
@@ -134,14 +134,14 @@ static void test_write(void **state)
 	struct fuse_write_out wo = {.size = 8192};
 
 	(void)state;
-	f->req.zc_moved = 8192;
+	f->ent.zc_moved = 8192;
 	assert_int_equal(answer(f, &wo, sizeof(wo)), 0);
 	assert_int_equal(hdr(f)->error, 0);
 	/* write_out goes to the entry's pool buffer, at its start */
 	assert_int_equal(payload(f), sizeof(wo));
 	assert_memory_equal(f->pool, &wo, sizeof(wo));
 	/* more than left the client's pages: EIO, counted */
-	f->req.zc_moved = 4096;
+	f->ent.zc_moved = 4096;
 	assert_int_equal(answer(f, &wo, sizeof(wo)), 0);
 	assert_int_equal(hdr(f)->error, -EIO);
 	assert_int_equal(payload(f), 0);

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The transport ladder (src/ladder/): which rung a session runs and why,
+ * for a mount (ladder.c), its memory verdicts (mem.c) and fring-probe
+ * (probe.c). The first part is for the session; the rest is shared by the
+ * ladder's own files.
+ */
+#ifndef FRING_LADDER_H
+#define FRING_LADDER_H
+
+#include "core.h"
+#include "dispatch/dispatch.h"
+#include "ring/ring.h"
+
+/* ladder.c */
+FRING_HIDDEN int ladder_precheck(struct fring_session *se);
+/*
+ * At INIT: the best rung the kernel, the process and RLIMIT_MEMLOCK allow,
+ * then build(se) for a ring rung (what the rung needs before INIT is
+ * answered; it cleans up after itself on failure); a rung that fails to
+ * build gives its turn to the next one down (auto only), with its reason.
+ * Returns 0 with se->transport and se->reason set, or the -errno INIT fails
+ * with: an explicit transport that cannot be had. Warns once about options
+ * the rung taken ignores.
+ */
+FRING_HIDDEN int ladder_settle(struct fring_session *se,
+			       int (*build)(struct fring_session *se));
+/* The run thread, after the ring reported a command the kernel refused
+ * (ring_take_failure()): the session now runs on dev, and says why. */
+FRING_HIDDEN void ladder_fell_back(struct fring_session *se, const char *why);
+/*
+ * fring-probe's question (tools/fring-probe.c), answered by the code a
+ * mount runs, without mounting: ladder_precheck(), then INIT negotiated
+ * with what a kernel at ABI 7.abi_minor offers on this machine, then
+ * ladder_settle() with the result of building a ring here.
+ */
+struct ladder_probe {
+	unsigned abi_minor; /* in: the kernel's ABI minor (inferred) */
+	/* out: what the decision was made from */
+	int enable_uring; /* 1 Y, 0 N, -1 no such parameter */
+	int ring_err;	  /* building the rings as ring.c does */
+	bool cap_sys_admin, cap_ipc_lock;
+	bool memlock_charged;	    /* io_uring charges RLIMIT_MEMLOCK */
+	unsigned long long memlock; /* RLIMIT_MEMLOCK bytes, ~0: none */
+	unsigned queues;	    /* one per possible CPU */
+	unsigned nthreads;	    /* ring threads, one ring each */
+	unsigned ring_entries;	    /* SQ entries of the largest ring */
+	size_t payload;		    /* max_payload_sz, page-aligned */
+	size_t entry_bytes;	    /* uring: entry buffers, all queues */
+	size_t pool_bytes;	    /* bufpool rungs: pools, all queues */
+	size_t ring_locked;	    /* the rings' RLIMIT_MEMLOCK charge */
+	size_t pool_locked;	    /* the registered pools' charge */
+	/* out: the answer */
+	enum fring_transport transport; /* the rung, unless refused */
+	int refused; /* 0, or the -errno the mount or INIT fails with */
+	char reason[768];
+	char ineffective[1024]; /* options the rung ignores, one a line */
+};
+FRING_HIDDEN void ladder_probe(const struct fring_config *cfg,
+			       struct ladder_probe *p);
+
+#define ENABLE_URING_PARAM "/sys/module/fuse/parameters/enable_uring"
+#define CAP_IPC_LOCK_BIT   14
+#define CAP_SYS_ADMIN_BIT  21
+
+FRING_HIDDEN bool ladder_has_cap(int bit);
+
+/*
+ * What the ring rungs allocate: max_payload_sz (kernel-protocol.md 3.6),
+ * the uring entry buffers and the pools over all queues, the rings, and
+ * what the rings and a registered pool charge to RLIMIT_MEMLOCK.
+ */
+struct ring_sizes {
+	size_t payload;
+	size_t entries, pools;
+	size_t pool_locked; /* all queues' pools, registered */
+	unsigned queues, pool_bufs;
+	struct ring_plan plan;
+};
+/* payload 0: the negotiated one after INIT, else estimated from max_write */
+FRING_HIDDEN void ladder_sizes(const struct fring_session *se, size_t payload,
+			       struct ring_sizes *z);
+
+/* RLIMIT_MEMLOCK as io_uring applies it to this process. */
+struct memlock {
+	bool charged;		  /* no CAP_IPC_LOCK in the initial namespace */
+	unsigned long long limit; /* bytes; ~0ULL: unlimited */
+};
+FRING_HIDDEN void memlock_get(struct memlock *m);
+FRING_HIDDEN bool memlock_fits(const struct memlock *m, size_t need);
+/* What rung t can be charged: the rings (on kernels that charge them) and
+ * the pools where they are pinned; and what every kernel charges: the
+ * pinned pools. */
+FRING_HIDDEN size_t rung_locked(const struct ring_sizes *z,
+				enum fring_transport t);
+FRING_HIDDEN size_t rung_pinned(const struct ring_sizes *z,
+				enum fring_transport t);
+/* "RLIMIT_MEMLOCK ... is below the ... io_uring pins for the pools": the
+ * limit, what t's pools need, and what to do. */
+FRING_HIDDEN void pools_why(char *buf, size_t len,
+			    const struct fring_session *se,
+			    const struct memlock *m, enum fring_transport t,
+			    const struct ring_sizes *z);
+/* Why building rung t failed with err: an ENOMEM explained with what
+ * io_uring can charge, the limit and what to do, when it charges this
+ * process. */
+FRING_HIDDEN void build_why(char *buf, size_t len, int err,
+			    const struct fring_session *se,
+			    const struct memlock *m, enum fring_transport t,
+			    const struct ring_sizes *z);
+/* "64 KiB", "unlimited" */
+FRING_HIDDEN void memlock_limit_str(const struct memlock *m, char *buf,
+				    size_t len);
+
+#endif

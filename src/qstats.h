@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/* Per-queue counters and the clock they use (stats.c). */
+#ifndef FRING_QSTATS_H
+#define FRING_QSTATS_H
+
+#include "common.h"
+#include "stats_list.h"
+
+#define STAT_FIELD(name, how) _Atomic uint64_t name;
+struct fring_qstats {
+	FRING_STATS_LIST(STAT_FIELD, STAT_FIELD)
+	_Atomic uint64_t by_opcode[FRING_STATS_OPCODES];
+};
+#undef STAT_FIELD
+#define stat_add(q, field, n)                                                  \
+	atomic_fetch_add_explicit(&(q)->stats.field, (n), memory_order_relaxed)
+#define stat_sub(q, field, n)                                                  \
+	atomic_fetch_sub_explicit(&(q)->stats.field, (n), memory_order_relaxed)
+FRING_HIDDEN void stats_note_latency(struct fring_qstats *st, uint64_t ns);
+FRING_HIDDEN uint64_t fring_now_ns(void);
+/* The session's totals as log lines (SIGUSR1 without --stats-file). */
+FRING_HIDDEN void stats_log(const fring_session_t *s);
+
+#endif

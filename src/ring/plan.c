@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What io_uring charges to RLIMIT_MEMLOCK for the ring rungs, counted the
+ * way it counts, for the ladder (a mount and fring-probe run the same
+ * code): to refuse what the kernel would refuse, and to say how much.
+ *
+ * A registered buffer is charged page by page (io_buffer_account_pin(): a
+ * huge page counts whole, and a pool from buf_map() is whole huge pages
+ * plus small ones, so the count is its pages), on every kernel. A ring's
+ * own memory, its SQ/CQ rings and SQE array, is charged by some: 6.18
+ * charges both regions page by page (io_create_region()), the 7.3 guest's
+ * kernel charges neither. Measured without CAP_IPC_LOCK: on 6.18 a
+ * 16-entry SQE128 ring costs 2 pages (8 of them fit 64 KiB), a 256-entry
+ * one 11 (2 take 88 KiB, and 84 refuse them); on 7.3 a ring is taken
+ * under ulimit -l 0, and a 68 KiB buffer refused under 64. Nothing is
+ * charged with CAP_IPC_LOCK in the initial user namespace.
+ *
+ * The entry buffers (uring), plain pools (bufpool), eventfds and the
+ * registered ring descriptor are never charged.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ring.h"
+
+/* struct io_rings up to its cqes[] (cacheline-aligned), an io_uring_cqe, a
+ * 128-byte SQE (SQE128), an SQ array slot. */
+#define RINGS_HEAD 64
+#define CQE_BYTES  16
+#define SQE_BYTES  128
+#define SQ_SLOT	   4
+
+static size_t align_up(size_t v, size_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+size_t ring_page_size(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+
+	return pg > 0 ? (size_t)pg : FRING_PAGE;
+}
+
+unsigned ring_nthreads(unsigned threads, unsigned nqueues)
+{
+	return threads && threads < nqueues ? threads : nqueues;
+}
+
+/* The SQEs of a thread's ring serving nq queues (rt_setup() builds it so):
+ * a power of two with room for twice its queues' entries, plus a few for
+ * its own wake-up read and exit poll. */
+unsigned ring_sq_entries(unsigned nq, unsigned depth)
+{
+	unsigned entries = 16;
+
+	while (entries < nq * depth * 2 + 8)
+		entries *= 2;
+	return entries;
+}
+
+/*
+ * One ring of `entries` SQEs (a power of two, as the kernel rounds it) and
+ * twice as many CQEs, where the kernel charges rings: rings_size() of
+ * io_uring.c, page-aligned, plus the SQE array. liburing from 2.5 on may ask
+ * for IORING_SETUP_NO_SQARRAY, which drops the SQ array: where its headers know
+ * the flag the array is left out, so the count is never above the kernel's.
+ */
+size_t ring_locked_bytes(unsigned entries)
+{
+	size_t pg = ring_page_size();
+	size_t rings =
+		align_up(RINGS_HEAD + (size_t)entries * 2 * CQE_BYTES, 64);
+
+#ifndef IORING_SETUP_NO_SQARRAY
+	rings += (size_t)entries * SQ_SLOT;
+#endif
+	return align_up(rings, pg) + align_up((size_t)entries * SQE_BYTES, pg);
+}
+
+void ring_plan(unsigned nqueues, unsigned threads, unsigned depth,
+	       struct ring_plan *p)
+{
+	unsigned n = ring_nthreads(threads, nqueues);
+
+	p->nthreads = n;
+	p->entries = 0;
+	p->locked = 0;
+	/* queue q is served by thread q % n (ring_prepare()) */
+	for (unsigned t = 0; t < n; t++) {
+		unsigned nq = nqueues / n + (t < nqueues % n);
+		unsigned e = ring_sq_entries(nq, depth);
+
+		if (e > p->entries)
+			p->entries = e;
+		p->locked += ring_locked_bytes(e);
+	}
+}
+
+size_t ring_pool_locked_bytes(size_t pool_len)
+{
+	return align_up(pool_len, ring_page_size());
+}
+
+static unsigned possible_cpus(void)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "re");
+	unsigned count = 0, a, b;
+	int c;
+
+	if (!f)
+		return (unsigned)sysconf(_SC_NPROCESSORS_CONF);
+	/* a list like "0-3,6,8-9" */
+	while (fscanf(f, "%u", &a) == 1) {
+		b = a;
+		c = fgetc(f);
+		if (c == '-') {
+			if (fscanf(f, "%u", &b) != 1)
+				break;
+			c = fgetc(f);
+		}
+		count += b - a + 1;
+		if (c != ',')
+			break;
+	}
+	fclose(f);
+	return count ? count : 1;
+}
+
+unsigned ring_nr_queues(void)
+{
+	return possible_cpus();
+}
+
+/*
+ * One thread's ring: SQE128 (the kernel refuses FUSE commands on 64-byte
+ * SQEs, kernel-protocol.md 4.3); SINGLE_ISSUER because one thread owns it;
+ * COOP_TASKRUN so that the kernel's copy of a request into an entry waits
+ * for the thread's next kernel entry instead of interrupting a handler.
+ * Not DEFER_TASKRUN: on the 4 KiB randread bench it was 3% slower at 2%
+ * more CPU (doc/benchmarks.md), as libfuse's authors also found.
+ */
+int ring_init(struct io_uring *ring, unsigned entries)
+{
+	struct io_uring_params p;
+	int ret;
+
+	memset(&p, 0, sizeof(p));
+	p.flags = IORING_SETUP_SQE128 | IORING_SETUP_SINGLE_ISSUER |
+		  IORING_SETUP_COOP_TASKRUN;
+	ret = io_uring_queue_init_params(entries, ring, &p);
+	if (ret == -EINVAL) {
+		/* kernels before 6.0 lack SINGLE_ISSUER */
+		memset(&p, 0, sizeof(p));
+		p.flags = IORING_SETUP_SQE128;
+		ret = io_uring_queue_init_params(entries, ring, &p);
+	}
+	return ret;
+}

@@ -1,0 +1,502 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The io_uring transport (FUSE_OVER_IO_URING, ABI 7.42+): one io_uring
+ * (SQE128) per thread, by default one thread per kernel queue pinned to that
+ * queue's CPU, each queue with `depth` entries. An entry is a request slot
+ * whose header and payload the kernel fills; answering it is a
+ * COMMIT_AND_FETCH that also asks for the next request.
+ *
+ * Single issuer: only the owning thread touches its ring. Answers given on
+ * other threads, and the commits they imply, are handed over through a list
+ * and an eventfd the ring always has a read pending on.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "bufmem.h"
+#include "cmd.h"
+#include "dispatch/dispatch.h"
+#include "fault.h"
+#include "fdclass.h"
+#include "ring_int.h"
+
+static __thread struct ring_thread *cur_rt;
+
+/* ---------------- SQE helpers ---------------- */
+
+struct io_uring_sqe *rt_sqe(struct ring_thread *rt)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&rt->ring);
+
+	if (!sqe) {
+		io_uring_submit(&rt->ring);
+		sqe = io_uring_get_sqe(&rt->ring);
+	}
+	return sqe;
+}
+
+static void rt_arm_wake(struct ring_thread *rt)
+{
+	struct io_uring_sqe *sqe = rt_sqe(rt);
+
+	io_uring_prep_read(sqe, rt->wake_efd, &rt->wake_buf,
+			   sizeof(rt->wake_buf), 0);
+	io_uring_sqe_set_data64(sqe, ud_make(rt, UD_WAKE));
+}
+
+static void rt_arm_exit(struct ring_thread *rt)
+{
+	struct io_uring_sqe *sqe = rt_sqe(rt);
+
+	io_uring_prep_poll_add(sqe, rt->rs->se->exit_efd, POLLIN);
+	io_uring_sqe_set_data64(sqe, ud_make(rt, UD_EXIT));
+}
+
+/* Commits an answered entry (and fetches the next request), unless fixed
+ * ops still run on its zero-copy slot: committing ends the client request
+ * and frees the slot for the next one. */
+void ring_commit(struct ring_thread *rt, struct fring_req *req)
+{
+	struct io_uring_sqe *sqe;
+
+	if (ring_ent(req)->zc_inflight) {
+		ring_ent(req)->commit_held = true;
+		return;
+	}
+	ring_ent(req)->commit_held = false;
+	if (ring_ent(req)->zc_staged && rt_stage(rt, req))
+		return;
+	sqe = rt_sqe(rt);
+	ring_prep_commit(sqe, req->q->fd, req->q->qid, ring_ent(req)->commit_id,
+			 req->q->pool_index, ud_make(req, UD_ENTRY));
+	rt->in_kernel++;
+}
+
+/* ---------------- the transport ops ---------------- */
+
+/* Places the answer in the entry: header, then every output arg packed
+ * from payload offset 0 (the kernel reads it from there). */
+static int ring_send(struct fring_req *req, struct iovec *iov, int cnt)
+{
+	struct fuse_out_header *oh = (void *)ring_ent(req)->hdr.in_out;
+	size_t off = 0;
+
+	if (ring_ent(req)->zc != ZC_NONE)
+		return ring_send_zc(req, iov, cnt);
+	for (int i = 1; i < cnt; i++) {
+		if (off + iov[i].iov_len > req->datasz) {
+			/* reply.c limits data to what was asked; this is a
+			 * last line of defence */
+			fr_err("q%u: answer larger than the ring payload",
+			       req->q->idx);
+			memcpy(oh, iov[0].iov_base, sizeof(*oh));
+			oh->error = -EIO;
+			oh->len = sizeof(*oh);
+			ring_ent(req)->hdr.ring_ent_in_out.payload_sz = 0;
+			return -EOVERFLOW;
+		}
+		if (iov[i].iov_base != req->data + off)
+			memmove(req->data + off, iov[i].iov_base,
+				iov[i].iov_len);
+		off += iov[i].iov_len;
+	}
+	memcpy(oh, iov[0].iov_base, sizeof(*oh));
+	ring_ent(req)->hdr.ring_ent_in_out.payload_sz = (uint32_t)off;
+	return 0;
+}
+
+/* FORGET through the ring (READDIRPLUS's forced forget) and NOTIFY_REPLY
+ * must still be committed, with an empty answer. */
+static void ring_noreply(struct fring_req *req)
+{
+	struct fuse_out_header *oh = (void *)ring_ent(req)->hdr.in_out;
+
+	oh->len = sizeof(*oh);
+	oh->error = 0;
+	oh->unique = ring_ent(req)->commit_id;
+	ring_ent(req)->hdr.ring_ent_in_out.payload_sz = 0;
+}
+
+/* Handler done and answer written: commit, on the owning thread. */
+static void ring_recycle(struct fring_req *req)
+{
+	struct ring_thread *rt = req->q->rt;
+
+	if (cur_rt == rt) {
+		if (!rt->stopping)
+			ring_commit(rt, req);
+		return;
+	}
+	pthread_mutex_lock(&rt->lock);
+	if (!rt->dead) {
+		req->next_free = rt->handoff;
+		rt->handoff = req;
+	}
+	pthread_mutex_unlock(&rt->lock);
+	ring_thread_wake(rt);
+}
+
+/* The data of a READ, WRITE or READDIR: the client's own pages in the
+ * entry's zero-copy slot, addressed from 0; or memory, which in a
+ * registered pool fixed ops can use by the pool's buffer index. */
+static void ring_set_buf(struct fring_req *req, void *mem, size_t size)
+{
+	const struct fring_queue *q = req->q;
+
+	(void)size;
+	if (ring_ent(req)->zc != ZC_NONE) {
+		req->buf.kind = FRING_BUF_FIXED;
+		req->buf.mem = NULL;
+		req->buf.buf_index = ring_ent(req)->zc_slot;
+		req->buf.buf_addr = 0;
+		return;
+	}
+	if (q->pool && q->pool_index >= 0 && (char *)mem >= q->pool &&
+	    (char *)mem < q->pool + q->pool_len)
+		req->buf.buf_index = q->pool_index;
+}
+
+/* A RELEASE may close descriptors whose class this thread remembers. */
+static void ring_released(struct fring_req *req)
+{
+	(void)req;
+	fd_class_forget_all();
+}
+
+const struct fring_tp fring_tp_ring = {
+	.name = "uring",
+	.slot_size = sizeof(struct ring_ent),
+	.send = ring_send,
+	.noreply = ring_noreply,
+	.recycle = ring_recycle,
+	.set_buf = ring_set_buf,
+	.transfer = ring_transfer,
+	.released = ring_released,
+};
+
+void ring_thread_wake(struct ring_thread *rt)
+{
+	uint64_t one = 1;
+	ssize_t n = write(rt->wake_efd, &one, sizeof(one));
+
+	(void)n;
+}
+
+/* ---------------- completions ---------------- */
+
+static void rt_drain_handoff(struct ring_thread *rt)
+{
+	struct fring_req *list;
+	struct ring_io *ios;
+
+	pthread_mutex_lock(&rt->lock);
+	list = rt->handoff;
+	rt->handoff = NULL;
+	ios = rt->io_handoff;
+	rt->io_handoff = NULL;
+	pthread_mutex_unlock(&rt->lock);
+	/* started after the whole batch of completions: one of them may
+	 * say the connection is gone (rt_zc_dead) */
+	while (ios) {
+		struct ring_io *io = ios;
+
+		ios = io->next;
+		io->next = rt->io_pending;
+		rt->io_pending = io;
+	}
+	while (list) {
+		struct fring_req *req = list;
+
+		list = req->next_free;
+		if (!rt->stopping)
+			ring_commit(rt, req);
+	}
+}
+
+void rt_entry_request(struct ring_thread *rt, struct fring_req *req)
+{
+	struct fuse_uring_req_header *h = &ring_ent(req)->hdr;
+	const struct fuse_in_header *ih = (const void *)h->in_out;
+	uint32_t psz = h->ring_ent_in_out.payload_sz;
+	size_t ext = (size_t)ih->total_extlen * 8;
+	struct fring_msg m;
+
+	ring_ent(req)->commit_id = h->ring_ent_in_out.commit_id;
+	req->in_len = ih->len;
+	ring_ent(req)->zc = ZC_NONE;
+	ring_ent(req)->zc_moved = 0;
+	ring_ent(req)->zc_staged = 0;
+	ring_ent(req)->commit_held = false;
+	if ((h->ring_ent_in_out.flags & FUSE_URING_ENT_ZERO_COPY) &&
+	    !rt_zc_request(rt, req, &psz))
+		return;
+	if (ring_ent(req)->zc == ZC_READ) {
+		/* no pool buffer (offset 0 would name another entry's); the
+		 * size bounds what the pages may hold. Nor any payload: the
+		 * kernel sends payload_sz 0 (kernel-protocol.md 6.3), and
+		 * framing one at data NULL would be pointer arithmetic on
+		 * NULL (UBSan in fuzz_decode: total_extlen set). */
+		req->data = NULL;
+		req->datasz = rt->rs->payload_sz;
+		if (psz) {
+			fring_reject(req, ih, "zero-copy READ with a payload");
+			return;
+		}
+	} else if (req->q->pool) {
+		req->datasz = rt->rs->payload_sz;
+		req->data = ring_pool_buf(req->q, req->datasz,
+					  h->ring_ent_in_out.offset);
+		if (!req->data) {
+			req->datasz = 0;
+			fring_reject(req, ih, "pool offset outside the pool");
+			return;
+		}
+		if (psz)
+			stat_add(req->q, pool_requests, 1);
+	}
+	if (psz > req->datasz || ext > psz) {
+		fring_reject(req, ih, "payload size out of range");
+		return;
+	}
+	memset(&m, 0, sizeof(m));
+	m.ih = ih;
+	m.op_in = h->op_in;
+	m.data_oob = ring_ent(req)->zc == ZC_WRITE;
+	m.p = req->data;
+	m.left = psz - ext;
+	if (ext) {
+		m.ext = req->data + m.left;
+		m.ext_len = ext;
+	}
+	fring_dispatch(req, &m);
+}
+
+static void rt_entry_cqe(struct ring_thread *rt, struct fring_req *req, int res)
+{
+	struct fring_session *se = rt->rs->se;
+
+	rt->in_kernel--;
+	if (res == 0) {
+		if (rt->stopping) {
+			/* nobody will answer: the session is going away */
+			return;
+		}
+		rt_entry_request(rt, req);
+		return;
+	}
+	rt->dead_entries++;
+	rt_zc_dead(rt);
+	switch (-res) {
+	case ENOTCONN:
+	case ECONNABORTED:
+	case ECANCELED:
+		/* unmount, abort or our own teardown */
+		if (!rt->stopping && !atomic_load(&se->exiting))
+			session_stop(se);
+		break;
+	default:
+		fr_err("q%u: ring command failed: %s%s", req->q->idx,
+		       strerror(-res),
+		       rt->registered ? ""
+				      : " (REGISTER refused: the kernel serves "
+					"this connection through /dev/fuse)");
+		ring_note_failure(rt->rs, -res);
+		break;
+	}
+}
+
+void rt_cqe(struct ring_thread *rt, struct io_uring_cqe *cqe)
+{
+	uint64_t ud = cqe->user_data;
+
+	switch (ud & UD_MASK) {
+	case UD_ENTRY:
+		rt_entry_cqe(rt, ud_ptr(ud), cqe->res);
+		break;
+	case UD_IO:
+		ring_io_complete(rt, ud_ptr(ud), cqe->res);
+		break;
+	case UD_WAKE:
+		rt_drain_handoff(rt);
+		if (!rt->stopping)
+			rt_arm_wake(rt);
+		break;
+	case UD_EXIT:
+		rt->stopping = true;
+		rt_zc_dead(rt);
+		break;
+	case UD_STAGE:
+		rt_stage_done(rt, ud_ptr(ud), cqe->res);
+		break;
+	case UD_SETUP:
+		if (ud_ptr(ud) == rt)
+			break; /* the forced fallback REGISTER */
+		if (rt->setup_left)
+			rt->setup_left--;
+		if (cqe->res < 0 && !rt->setup_res)
+			rt->setup_res = cqe->res;
+		break;
+	}
+}
+
+/* Submits and waits for one completion. A failure leaves the SQEs queued
+ * (liburing advanced the tail the kernel did not read): the next call
+ * submits them again. */
+int rt_submit_wait(struct ring_thread *rt)
+{
+	int ret = fault_hit(FAULT_RING_SUBMIT);
+
+	kernel_order();
+	if (!ret)
+		ret = io_uring_submit_and_wait(&rt->ring, 1);
+	kernel_order();
+	return ret;
+}
+
+/* One round of every loop on a ring: submit what is queued, wait for a
+ * completion, handle every completion there is. 0, or the io_uring_enter
+ * error nothing can go on after. */
+int rt_reap(struct ring_thread *rt)
+{
+	struct io_uring_cqe *cqe;
+	unsigned head, n = 0;
+	int ret = rt_submit_wait(rt);
+
+	if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY)
+		return ret;
+	io_uring_for_each_cqe(&rt->ring, head, cqe)
+	{
+		rt_cqe(rt, cqe);
+		n++;
+	}
+	io_uring_cq_advance(&rt->ring, n);
+	return 0;
+}
+
+static void rt_loop(struct ring_thread *rt)
+{
+	while (!rt->stopping) {
+		int ret = rt_reap(rt);
+
+		if (ret) {
+			fr_err("ring thread %u: io_uring_enter: %s; ending the "
+			       "session",
+			       rt->idx, strerror(-ret));
+			atomic_store(&rt->rs->fatal_err, ret);
+			session_stop(rt->rs->se);
+			break;
+		}
+		if (rt->io_pending) {
+			struct ring_io *ios = rt->io_pending;
+
+			rt->io_pending = NULL;
+			ring_io_start_handed(rt, ios);
+		}
+		if (rt->dead_entries && rt->dead_entries == rt->total_entries &&
+		    !rt->stopping) {
+			/* every entry is gone: nothing more can arrive */
+			break;
+		}
+	}
+}
+
+/* REGISTER every entry (after the pools on the pool rungs): from each
+ * completion on, an entry carries requests. */
+static void rt_register_all(struct ring_thread *rt)
+{
+	if (rt->rs->pool != POOL_NONE) {
+		int err = rt_add_pools(rt);
+
+		if (err) {
+			fr_err("ring thread %u: setting up the buffer pools "
+			       "failed: %s; serving through /dev/fuse",
+			       rt->idx, strerror(-err));
+			ring_note_failure(rt->rs, -err);
+			rt_force_fallback(rt);
+			rt->total_entries = 0;
+			return;
+		}
+	}
+	for (unsigned i = 0; i < rt->nq; i++) {
+		struct fring_queue *q = rt->qs[i];
+
+		for (unsigned e = 0; e < q->nslots; e++) {
+			struct fring_req *req = q->slots[e];
+			struct io_uring_sqe *sqe = rt_sqe(rt);
+
+			ring_prep_register(
+				sqe, q->fd, q->qid, ring_ent(req)->reg_iov,
+				q->pool_index,
+				rt->rs->zero_copy ? ring_ent(req)->zc_slot : 0,
+				ud_make(req, UD_ENTRY));
+			rt->in_kernel++;
+			stat_add(q, ring_entries, 1);
+		}
+	}
+	rt->registered = true;
+}
+
+/* The thread serves: entries registered, then the loop until the session
+ * stops or every entry is gone. */
+void rt_serve(struct ring_thread *rt)
+{
+	cur_rt = rt;
+	rt_arm_exit(rt);
+	rt_arm_wake(rt);
+	rt_register_all(rt);
+	rt_loop(rt);
+}
+
+/* The thread no longer commits: helpers handed over too late are answered,
+ * so nothing stays in flight (the answers go nowhere). */
+void rt_retire(struct ring_thread *rt)
+{
+	struct ring_io *ios;
+
+	pthread_mutex_lock(&rt->lock);
+	rt->dead = true;
+	ios = rt->io_handoff;
+	rt->io_handoff = NULL;
+	pthread_mutex_unlock(&rt->lock);
+	for (int pass = 0; pass < 2; pass++) {
+		while (ios) {
+			struct ring_io *io = ios;
+
+			ios = io->next;
+			reply_errno(io->req, ESHUTDOWN);
+			free(io);
+		}
+		ios = rt->io_pending;
+		rt->io_pending = NULL;
+	}
+	cur_rt = NULL;
+}
+
+bool ring_on_thread_of(const struct fring_req *req)
+{
+	return cur_rt && cur_rt == req->q->rt;
+}
+
+struct io_uring_sqe *ring_io_sqe(struct fring_req *req)
+{
+	if (!ring_on_thread_of(req) || cur_rt->stopping)
+		return NULL;
+	/* a zero-copy slot may point at pages a gone client got back */
+	if (ring_ent(req)->zc != ZC_NONE &&
+	    (cur_rt->zc_dead || atomic_load(&req->se->exiting)))
+		return NULL;
+	return rt_sqe(cur_rt);
+}
+
+void ring_io_arm(struct ring_io *io, struct io_uring_sqe *sqe)
+{
+	io_uring_sqe_set_data64(sqe, ud_make(io, UD_IO));
+}

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The io_uring transport's private state, shared by the files of src/ring/:
+ * queue.c (the loop: entries, completions, commits), setup.c (thread life,
+ * the main thread's side), io.c (handler I/O and the data helpers), pool.c
+ * (buffer pools), zc.c (zero-copy).
+ */
+#ifndef FRING_RING_INT_H
+#define FRING_RING_INT_H
+
+#include "opname.h"
+#include "reply.h"
+#include "req.h"
+#include "ring.h"
+
+/*
+ * A ring entry: the generic request slot plus what the ring keeps per
+ * entry. The dispatcher and the reply encoder see only `req`; the ring gets
+ * its entry back with ring_ent(). `req` is first, so freeing the slot frees
+ * the entry (req.c's queue_free_slots()).
+ */
+struct ring_ent {
+	struct fring_req req;
+	/* the entry's header buffer, as the kernel sees it */
+	struct fuse_uring_req_header hdr;
+	struct iovec reg_iov[2];
+	uint64_t commit_id;
+	/* zero-copy: the client's pages are in fixed-buffer slot zc_slot of
+	 * the queue's ring (never mapped here). zc_moved counts the bytes
+	 * fixed ops moved from slot offset 0, so an answer never claims more
+	 * than reached (or left) the pages; zc_inflight ops must end before
+	 * the commit, or they would hit the next request's pages. */
+	enum { ZC_NONE, ZC_READ, ZC_WRITE } zc;
+	uint16_t zc_slot;
+	bool commit_held; /* answered while fixed ops were in flight */
+	unsigned zc_inflight;
+	uint32_t zc_size; /* bytes in (WRITE) or asked for (READ) */
+	uint32_t zc_moved;
+	uint32_t zc_staged; /* READ answered from memory: bytes to stage */
+};
+_Static_assert(offsetof(struct ring_ent, req) == 0,
+	       "freeing the slot frees the entry");
+
+static inline struct ring_ent *ring_ent(struct fring_req *req)
+{
+	return FRING_CONTAINER_OF(req, struct ring_ent, req);
+}
+
+static inline const struct ring_ent *ring_ent_c(const struct fring_req *req)
+{
+	return FRING_CONTAINER_OF(req, const struct ring_ent, req);
+}
+
+enum ring_phase {
+	RING_SETUP,   /* threads built their rings; INIT not answered yet */
+	RING_GO,      /* INIT answered with FUSE_OVER_IO_URING: register */
+	RING_ABANDON, /* the ring is not used: threads just exit */
+};
+
+struct ring_thread {
+	struct ring_state *rs;
+	unsigned idx;
+	pthread_t th;
+	bool started;
+	int setup_err;
+	bool ring_ok;
+	struct io_uring ring;
+	struct fring_queue **qs; /* the kernel queues this thread serves */
+	unsigned nq;
+	unsigned total_entries;
+	unsigned dead_entries;
+	unsigned in_kernel;
+	bool registered;
+	bool stopping;
+	unsigned setup_left; /* ADD_* completions still awaited */
+	int setup_res;	     /* their first error */
+	int wake_efd;
+	uint64_t wake_buf;
+	pthread_mutex_t lock;	    /* handoff, dead */
+	struct fring_req *handoff;  /* answered elsewhere, to commit here */
+	struct ring_io *io_handoff; /* zero-copy helpers started elsewhere */
+	struct ring_io *io_pending; /* ... taken over, to start */
+	bool dead;
+	/* zero-copy: in-memory READ answers are staged in this memfd (at
+	 * slot * payload_sz) and READ_FIXED into the client's pages */
+	int stage_fd;
+	/* zero-copy: the connection is gone; the kernel may keep slots
+	 * pointing at aborted requests' pages, so no fixed op may touch them
+	 * any more (kernel-protocol.md 6.6) */
+	bool zc_dead;
+	struct ring_io *io_free;
+};
+
+enum pool_mode {
+	POOL_NONE,	 /* per-entry payload buffers (7.42+) */
+	POOL_PLAIN,	 /* one pool per queue (7.46) */
+	POOL_REGISTERED, /* the pool is also an io_uring fixed buffer */
+};
+
+struct ring_state {
+	struct fring_session *se;
+	enum pool_mode pool;
+	bool zero_copy;	    /* registered pools plus client pages in slots */
+	unsigned pool_bufs; /* buffers per queue pool */
+	struct ring_thread *threads;
+	unsigned nthreads;
+	unsigned depth;
+	size_t payload_sz;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned nready;
+	enum ring_phase phase;
+	/* the first ring command the kernel refused (ring_note_failure()),
+	 * and whether the run thread took it yet (ring_take_failure()) */
+	int failed_err;
+	bool failure_taken;
+	/* an io_uring_enter error that ended the session: its exit status */
+	_Atomic int fatal_err;
+};
+
+/* A handler's own I/O on the ring, completed on the queue thread. */
+struct ring_io {
+	struct fring_req *req;
+	fring_io_cb cb;
+	void *data;
+	/* the data helpers' state: resubmitted until done */
+	int fd;
+	off_t off;
+	size_t size, done;
+	bool is_write;
+	/* a fixed op on the request's zero-copy slot, at slot offset zc_addr */
+	bool zc_track;
+	uint64_t zc_addr;
+	struct ring_io *next;
+};
+
+/* What a CQE's user_data points at, in its low bits (objects are 8-aligned). */
+enum ud_tag {
+	UD_ENTRY = 0, /* a fring_req: REGISTER or COMMIT_AND_FETCH */
+	UD_IO = 1,    /* a ring_io: backing I/O issued by a handler */
+	UD_WAKE = 2,  /* the wake-up eventfd read */
+	UD_EXIT = 3,  /* the poll on the session's exit eventfd */
+	UD_SETUP = 4, /* ADD_QUEUE / ADD_BUFPOOL of a queue */
+	UD_STAGE = 5, /* a fring_req: staged READ data into its zc slot */
+	UD_MASK = 7,
+};
+
+static inline uint64_t ud_make(void *p, enum ud_tag tag)
+{
+	return (uint64_t)(uintptr_t)p | tag;
+}
+
+static inline void *ud_ptr(uint64_t ud)
+{
+	return (void *)(uintptr_t)(ud & ~(uint64_t)UD_MASK);
+}
+
+/* queue.c: the loop */
+FRING_HIDDEN extern const struct fring_tp fring_tp_ring;
+/* An entry the kernel filled (header in its hdr): frames and dispatches
+ * it. Hidden rather than static so the fuzzer can drive it. */
+FRING_HIDDEN void rt_entry_request(struct ring_thread *rt,
+				   struct fring_req *req);
+FRING_HIDDEN void rt_serve(struct ring_thread *rt);
+FRING_HIDDEN void rt_retire(struct ring_thread *rt);
+FRING_HIDDEN int rt_reap(struct ring_thread *rt);
+FRING_HIDDEN struct io_uring_sqe *rt_sqe(struct ring_thread *rt);
+FRING_HIDDEN void rt_cqe(struct ring_thread *rt, struct io_uring_cqe *cqe);
+FRING_HIDDEN int rt_submit_wait(struct ring_thread *rt);
+FRING_HIDDEN void ring_commit(struct ring_thread *rt, struct fring_req *req);
+FRING_HIDDEN void ring_thread_wake(struct ring_thread *rt);
+FRING_HIDDEN bool ring_on_thread_of(const struct fring_req *req);
+FRING_HIDDEN struct io_uring_sqe *ring_io_sqe(struct fring_req *req);
+FRING_HIDDEN void ring_io_arm(struct ring_io *io, struct io_uring_sqe *sqe);
+
+/* setup.c */
+FRING_HIDDEN void ring_note_failure(struct ring_state *rs, int err);
+
+/* io.c */
+FRING_HIDDEN void ring_io_free_all(struct ring_thread *rt);
+/* done: bytes of the transfer already moved (by the caller, in place) */
+FRING_HIDDEN int ring_helper_start(struct fring_req *req, int fd, off_t off,
+				   size_t size, size_t done, bool is_write);
+FRING_HIDDEN void ring_io_complete(struct ring_thread *rt, struct ring_io *io,
+				   int res);
+FRING_HIDDEN int ring_helper_handoff(struct fring_req *req, int fd, off_t off,
+				     size_t size, bool is_write);
+FRING_HIDDEN void ring_io_start_handed(struct ring_thread *rt,
+				       struct ring_io *list);
+FRING_HIDDEN ssize_t ring_transfer(struct fring_req *req, int fd, off_t off,
+				   size_t size, bool is_write);
+
+/* zc.c */
+FRING_HIDDEN bool rt_zc_request(struct ring_thread *rt, struct fring_req *req,
+				uint32_t *psz);
+FRING_HIDDEN int ring_send_zc(struct fring_req *req, struct iovec *iov,
+			      int cnt);
+FRING_HIDDEN bool rt_stage(struct ring_thread *rt, struct fring_req *req);
+FRING_HIDDEN void rt_stage_done(struct ring_thread *rt, struct fring_req *req,
+				int res);
+FRING_HIDDEN void rt_zc_dead(struct ring_thread *rt);
+FRING_HIDDEN int rt_zc_table(struct ring_thread *rt, const struct iovec *pools);
+
+/* pool.c */
+FRING_HIDDEN char *ring_pool_buf(const struct fring_queue *q, size_t bsz,
+				 uint32_t off);
+FRING_HIDDEN int rt_alloc_pool(struct ring_thread *rt, struct fring_queue *q);
+FRING_HIDDEN int rt_register_pools(struct ring_thread *rt);
+FRING_HIDDEN int rt_add_pools(struct ring_thread *rt);
+FRING_HIDDEN void rt_force_fallback(struct ring_thread *rt);
+
+#endif
