@@ -3,8 +3,10 @@
 # check-install.sh BUILDDIR SOURCEDIR: `meson install` into a scratch
 # DESTDIR, then build examples/hello outside the tree with pkg-config, once
 # against the shared library and once against the static archive, and run
-# both. Also checks that the shared object exports only fring_* symbols,
-# and that the installed fring-probe runs.
+# both. Also checks that the shared object and the static archive export
+# only fring_* symbols, that a program linked with the archive may use the
+# library's internal names (static-names.c), and that the installed
+# fring-probe runs.
 set -euo pipefail
 build=$(realpath "$1")
 src=$(realpath "$2")
@@ -34,6 +36,42 @@ if cc "$tmp/hello.c" $(pkg-config --cflags fring) "$libdir/libfring.a" \
 	ok install.static_build_and_run
 else
 	fail install.static_build_and_run "linking libfring.a failed"
+fi
+# libfring.a keeps its internals to itself: its only global symbols are
+# fring_*, the names libfring.so exports (no more, no fewer), and a program
+# linked statically against it (with pkg-config --static) may define the
+# library's internal names for its own functions (static-names.c)
+archive=$libdir/libfring.a
+if ! syms=$(nm -g --defined-only "$archive" | awk 'NF == 3 {print $3}' | sort -u); then
+	fail install.static_exports_only_fring "nm $archive failed"
+elif ! grep -q '^fring_' <<<"$syms"; then
+	fail install.static_exports_only_fring "no fring_ symbol in $archive"
+elif bad=$(grep -v '^fring_' <<<"$syms"); then
+	fail install.static_exports_only_fring "$(wc -l <<<"$bad") other global symbols: $(tr '\n' ' ' <<<"$bad")"
+else
+	ok install.static_exports_only_fring
+fi
+# (nm -D names them with their version node, fring_x@@FRING_0.1)
+shared=$(nm -D --defined-only "$libdir/libfring.so" | awk '$2 ~ /[TDBR]/ {sub(/@.*/, "", $3); print $3}' | sort -u)
+if [[ -n $syms && $syms == "$shared" ]]; then
+	ok install.static_matches_shared
+else
+	fail install.static_matches_shared "only in libfring.a: $(comm -23 <(echo "$syms") <(echo "$shared") | tr '\n' ' '); only in libfring.so: $(comm -13 <(echo "$syms") <(echo "$shared") | tr '\n' ' ')"
+fi
+# (-Bstatic: libfring.a, not libfring.so, and liburing.a, which liburing-dev
+# has; libc stays shared)
+mkdir "$tmp/names"
+if ! cc -Wall -Wextra -Werror "$src/tests/install/static-names.c" $(pkg-config --cflags fring) \
+	-Wl,-Bstatic $(pkg-config --static --libs fring) -Wl,-Bdynamic \
+	-o "$tmp/static-names" >"$tmp/names/link.log" 2>&1; then
+	fail install.static_names "linking static-names.c against libfring.a failed: $(grep -c 'multiple definition' "$tmp/names/link.log") multiple definitions; $(head -c 1500 "$tmp/names/link.log")"
+elif ldd "$tmp/static-names" | grep -q 'libfring'; then
+	fail install.static_names "static-names links libfring.so, not libfring.a"
+elif ! "$tmp/static-names" "$tmp/names/missing" >"$tmp/names/out" 2>&1 ||
+	! grep -qx "own: [0-9]* sentinels ok" "$tmp/names/out" || ! grep -qx 'library: ok' "$tmp/names/out"; then
+	fail install.static_names "static-names: $(grep -v '^own .*() = ' "$tmp/names/out" | tr '\n' ' ')"
+else
+	ok install.static_names
 fi
 # fring-probe: installed, runs without the build tree, says something valid
 probe=$(find "$tmp/root" -path '*/bin/fring-probe' | head -n1)
