@@ -172,8 +172,8 @@ struct fring_session {
 	atomic_bool serving;
 	int exit_efd; /* becomes readable when the session should stop */
 	/* fring_session_exit() counts a request and wakes ask_efd; the run
-	 * thread weighs it (session.c, wait_for_exit) and may decline it
-	 * while other mounts sit on this one (exit_declined: the value
+	 * thread weighs it (session/session.c, wait_for_exit) and may decline
+	 * it while other mounts sit on this one (exit_declined: the value
 	 * exit_asked had when it declined) */
 	atomic_uint exit_asked, exit_declined;
 	int ask_efd;

@@ -23,6 +23,10 @@
 #define VALGRIND_MAKE_MEM_UNDEFINED(p, n) ((void)(p), (void)(n))
 #endif
 
+#ifdef FRING_TSAN
+_Atomic unsigned long fring_kernel_order; /* kernel_order(), common.h */
+#endif
+
 /* ---------------- request slots ---------------- */
 
 static struct fring_req *slot_new(struct fring_queue *q)

@@ -6,7 +6,7 @@
  * rungs need, and which rung transport=auto (or -o transport=NAME) would
  * take and why each better one is refused.
  *
- * The decision is the library's own: ladder_probe() (src/ladder.c) runs the
+ * The decision is the library's own: ladder_probe() (src/ladder/probe.c) runs the
  * check a mount runs, INIT negotiation and the ladder on what a kernel at
  * the inferred ABI would offer here. This file gathers only the facts the
  * library does not use (kernel version, /dev/fuse, fusermount3, the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Directories: OPENDIR, READDIR, READDIRPLUS, RELEASEDIR, FSYNCDIR. Their
- * argument decoding is the file calls' (dispatch_file.c).
+ * argument decoding is the file calls' (file.c).
  */
 #include "handlers.h"
 

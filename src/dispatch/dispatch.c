@@ -5,64 +5,16 @@
  * nothing of the transport: a message is a header, an optional separate
  * arg0 (the ring's op_in) and a stream of further input bytes.
  *
- * This file holds the opcode table, the entry points (fring_dispatch(),
- * fring_reject(), msg_from_dev()) and the shared checks; the handlers are
- * in dispatch_<family>.c, the helpers in dispatch_int.h.
+ * This file holds the opcode table and the entry points (fring_dispatch(),
+ * fring_reject(), msg_from_dev()); the checks every handler shares are in
+ * check.c, the handlers in one file per family (entry.c, file.c, dir.c,
+ * xattr.c, lock.c, fs.c, proto.c), the decoding helpers in handlers.h.
  */
 #include <errno.h>
 #include <limits.h>
 #include <string.h>
 
 #include "handlers.h"
-
-/* ---------------- shared checks ---------------- */
-
-void malformed(struct fring_req *req, const char *what)
-{
-	stat_add(req->q, malformed, 1);
-	fr_warn("malformed %s request (unique %llu, len %zu): %s",
-		fring_opname(req->opcode), (unsigned long long)req->unique,
-		req->in_len, what);
-	reply_errno(req, EIO);
-}
-
-#ifdef FRING_TSAN
-_Atomic unsigned long fring_kernel_order; /* kernel_order(), fring_int.h */
-#endif
-
-/* A name the kernel hands us for a directory entry: no '/', not too long. */
-static int check_name(const char *name)
-{
-	size_t len = strlen(name);
-
-	if (len == 0)
-		return EINVAL;
-	if (len > NAME_MAX)
-		return ENAMETOOLONG;
-	if (memchr(name, '/', len))
-		return EINVAL;
-	return 0;
-}
-
-bool name_ok(struct fring_req *req, const char *name)
-{
-	int err;
-
-	if (!name) {
-		malformed(req, "name not NUL-terminated");
-		return false;
-	}
-	err = check_name(name);
-	if (err) {
-		/* The kernel passes any name a program asks for: a long one is
-		 * the program's error, not a malformed message. */
-		fr_dbg("%s: rejected name (%s)", fring_opname(req->opcode),
-		       err == ENAMETOOLONG ? "too long" : "invalid");
-		reply_errno(req, err);
-		return false;
-	}
-	return true;
-}
 
 static void do_enosys(struct fring_req *req, struct fring_msg *m)
 {

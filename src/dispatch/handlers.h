@@ -85,7 +85,7 @@ static inline struct fring_file *fi_fh(struct fring_req *req, uint64_t fh)
 
 /* ---------------- the handlers, by file ---------------- */
 
-/* dispatch_entry.c: names and attributes */
+/* entry.c: names and attributes */
 FRING_HIDDEN void do_lookup(struct fring_req *req, struct fring_msg *m);
 FRING_HIDDEN void do_forget(struct fring_req *req, struct fring_msg *m);
 FRING_HIDDEN void do_batch_forget(struct fring_req *req, struct fring_msg *m);
@@ -103,7 +103,7 @@ FRING_HIDDEN void do_rename(struct fring_req *req, struct fring_msg *m);
 FRING_HIDDEN void do_rename2(struct fring_req *req, struct fring_msg *m);
 FRING_HIDDEN void do_link(struct fring_req *req, struct fring_msg *m);
 
-/* dispatch_file.c: open files and their data */
+/* file.c: open files and their data */
 FRING_HIDDEN void open_common(struct fring_req *req, struct fring_msg *m,
 			      bool dir);
 FRING_HIDDEN void do_open(struct fring_req *req, struct fring_msg *m);
@@ -125,31 +125,31 @@ FRING_HIDDEN void do_lseek(struct fring_req *req, struct fring_msg *m);
 FRING_HIDDEN void do_copy_file_range(struct fring_req *req,
 				     struct fring_msg *m);
 
-/* dispatch_dir.c: directories */
+/* dir.c: directories */
 FRING_HIDDEN void do_opendir(struct fring_req *req, struct fring_msg *m);
 FRING_HIDDEN void do_readdir(struct fring_req *req, struct fring_msg *m);
 FRING_HIDDEN void do_readdirplus(struct fring_req *req, struct fring_msg *m);
 FRING_HIDDEN void do_releasedir(struct fring_req *req, struct fring_msg *m);
 FRING_HIDDEN void do_fsyncdir(struct fring_req *req, struct fring_msg *m);
 
-/* dispatch_xattr.c: extended attributes */
+/* xattr.c: extended attributes */
 FRING_HIDDEN void do_setxattr(struct fring_req *req, struct fring_msg *m);
 FRING_HIDDEN void do_getxattr(struct fring_req *req, struct fring_msg *m);
 FRING_HIDDEN void do_listxattr(struct fring_req *req, struct fring_msg *m);
 FRING_HIDDEN void do_removexattr(struct fring_req *req, struct fring_msg *m);
 
-/* dispatch_lock.c: locks */
+/* lock.c: locks */
 FRING_HIDDEN void do_getlk(struct fring_req *req, struct fring_msg *m);
 FRING_HIDDEN void do_setlk(struct fring_req *req, struct fring_msg *m);
 
-/* dispatch_fs.c: whole-filesystem and device-style calls */
+/* fs.c: whole-filesystem and device-style calls */
 FRING_HIDDEN void do_statfs(struct fring_req *req, struct fring_msg *m);
 FRING_HIDDEN void do_syncfs(struct fring_req *req, struct fring_msg *m);
 FRING_HIDDEN void do_bmap(struct fring_req *req, struct fring_msg *m);
 FRING_HIDDEN void do_ioctl(struct fring_req *req, struct fring_msg *m);
 FRING_HIDDEN void do_poll(struct fring_req *req, struct fring_msg *m);
 
-/* dispatch_session.c: protocol messages */
+/* proto.c: protocol messages */
 FRING_HIDDEN void do_init_again(struct fring_req *req, struct fring_msg *m);
 FRING_HIDDEN void do_destroy(struct fring_req *req, struct fring_msg *m);
 FRING_HIDDEN void do_interrupt(struct fring_req *req, struct fring_msg *m);

@@ -38,7 +38,7 @@ struct ladder_probe {
 	unsigned abi_minor; /* in: the kernel's ABI minor (inferred) */
 	/* out: what the decision was made from */
 	int enable_uring; /* 1 Y, 0 N, -1 no such parameter */
-	int ring_err;	  /* building the rings as ring.c does */
+	int ring_err;	  /* building the rings as ring/setup.c does */
 	bool cap_sys_admin, cap_ipc_lock;
 	bool memlock_charged;	    /* io_uring charges RLIMIT_MEMLOCK */
 	unsigned long long memlock; /* RLIMIT_MEMLOCK bytes, ~0: none */

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The ring rungs' memory as the ladder weighs it: their sizes, and
- * RLIMIT_MEMLOCK as io_uring applies it (ring_mem.c counts what it
+ * RLIMIT_MEMLOCK as io_uring applies it (ring/plan.c counts what it
  * charges). One verdict for a mount and for fring-probe, and messages that
  * say what to change.
  *
  * What io_uring charges depends on the kernel: registered buffers always
  * (the pinned pools), the rings on some kernels only (6.18 does, 7.3 does
- * not; ring_mem.c). And the count is per user: every process of the uid
+ * not; ring/plan.c). And the count is per user: every process of the uid
  * draws on one RLIMIT_MEMLOCK-sized budget, and what the others hold
  * cannot be seen from here. So only pinned pools above the limit are
  * refused before the kernel is asked (every kernel would refuse them); the

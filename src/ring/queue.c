@@ -361,6 +361,25 @@ int rt_submit_wait(struct ring_thread *rt)
 	return ret;
 }
 
+/*
+ * A ring thread met a ring command the kernel refused: the kernel now
+ * serves the connection through /dev/fuse. The thread only records it and
+ * tells the run thread, which rewrites the session's transport and reason
+ * (ring_take_failure()): queue threads read those while they serve.
+ */
+void ring_note_failure(struct ring_state *rs, int err)
+{
+	bool first;
+
+	pthread_mutex_lock(&rs->lock);
+	first = !rs->failed_err;
+	if (first)
+		rs->failed_err = err;
+	pthread_mutex_unlock(&rs->lock);
+	if (first)
+		session_note(rs->se);
+}
+
 /* One round of every loop on a ring: submit what is queued, wait for a
  * completion, handle every completion there is. 0, or the io_uring_enter
  * error nothing can go on after. */

@@ -162,6 +162,7 @@ FRING_HIDDEN extern const struct fring_tp fring_tp_ring;
 FRING_HIDDEN void rt_entry_request(struct ring_thread *rt,
 				   struct fring_req *req);
 FRING_HIDDEN void rt_serve(struct ring_thread *rt);
+FRING_HIDDEN void ring_note_failure(struct ring_state *rs, int err);
 FRING_HIDDEN void rt_retire(struct ring_thread *rt);
 FRING_HIDDEN int rt_reap(struct ring_thread *rt);
 FRING_HIDDEN struct io_uring_sqe *rt_sqe(struct ring_thread *rt);
@@ -172,9 +173,6 @@ FRING_HIDDEN void ring_thread_wake(struct ring_thread *rt);
 FRING_HIDDEN bool ring_on_thread_of(const struct fring_req *req);
 FRING_HIDDEN struct io_uring_sqe *ring_io_sqe(struct fring_req *req);
 FRING_HIDDEN void ring_io_arm(struct ring_io *io, struct io_uring_sqe *sqe);
-
-/* setup.c */
-FRING_HIDDEN void ring_note_failure(struct ring_state *rs, int err);
 
 /* io.c */
 FRING_HIDDEN void ring_io_free_all(struct ring_thread *rt);

@@ -262,25 +262,6 @@ void ring_go(struct fring_session *se, bool go)
 	pthread_mutex_unlock(&rs->lock);
 }
 
-/*
- * A ring thread met a ring command the kernel refused: the kernel now
- * serves the connection through /dev/fuse. The thread only records it and
- * tells the run thread, which rewrites the session's transport and reason
- * (ring_take_failure()): queue threads read those while they serve.
- */
-void ring_note_failure(struct ring_state *rs, int err)
-{
-	bool first;
-
-	pthread_mutex_lock(&rs->lock);
-	first = !rs->failed_err;
-	if (first)
-		rs->failed_err = err;
-	pthread_mutex_unlock(&rs->lock);
-	if (first)
-		session_note(rs->se);
-}
-
 int ring_take_failure(struct fring_session *se, char *why, size_t len)
 {
 	struct ring_state *rs = se->ring;

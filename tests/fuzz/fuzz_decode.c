@@ -761,7 +761,7 @@ static void dispatch_ring(uint8_t flags, const uint8_t *msg, size_t n)
 		ent->payload_sz = (uint32_t)cap(plen, bsz);
 		ent->offset = (uint32_t)((idx % FZ_POOL_BUFS) * bsz);
 	}
-	/* the entry's own buffer, as ring.c allocates it */
+	/* the entry's own buffer, as src/ring/setup.c allocates it */
 	req->data = req->mem;
 	req->datasz = bsz;
 	ring_ent(req)->zc_slot = (uint16_t)idx;

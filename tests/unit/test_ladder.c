@@ -218,7 +218,7 @@ static void test_auto_other_failure_dev(void **state)
 
 /* What io_uring charges for a ring (6.18, measured as nobody: a 16-entry
  * SQE128 ring costs 2 pages, a 256-entry one 11) and how many entries a
- * thread's ring gets (ring.c). */
+ * thread's ring gets (src/ring/plan.c). */
 static void test_ring_charge(void **state)
 {
 	struct ring_plan p;
