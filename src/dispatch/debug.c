@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The -d (debug) lines: a request with what identifies it (the name a
+ * The -d (debug) line of a request, with what identifies it (the name a
  * LOOKUP, CREATE, MKDIR, UNLINK, RENAME... carries, the offset and size of
- * a READ or WRITE), and its answer with the errno's name. Reached only when
+ * a READ or WRITE); its answer's line is reply.c's. Reached only when
  * debug is on (one branch on the hot path); the request is decoded from a
  * copy of the cursor, so the handler sees it untouched.
  *

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What io_uring charges to RLIMIT_MEMLOCK for the ring rungs, counted the
- * way it counts, for the ladder (a mount and fring-probe run the same
+ * The plan of the ring rungs, what the ladder may know without the loop:
+ * how many queues the kernel has (one per possible CPU), a ring as every
+ * ring thread builds it, and what io_uring charges to RLIMIT_MEMLOCK for
+ * them, counted the way it counts (a mount and fring-probe run the same
  * code): to refuse what the kernel would refuse, and to say how much.
  *
  * A registered buffer is charged page by page (io_buffer_account_pin(): a

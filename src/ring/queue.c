@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The io_uring transport (FUSE_OVER_IO_URING, ABI 7.42+): one io_uring
- * (SQE128) per thread, by default one thread per kernel queue pinned to that
- * queue's CPU, each queue with `depth` entries. An entry is a request slot
- * whose header and payload the kernel fills; answering it is a
- * COMMIT_AND_FETCH that also asks for the next request.
+ * The io_uring transport's loop (FUSE_OVER_IO_URING, ABI 7.42+): one
+ * io_uring (SQE128) per thread, by default one thread per kernel queue
+ * pinned to that queue's CPU, each queue with `depth` entries. An entry is a
+ * request slot whose header and payload the kernel fills; answering it is a
+ * COMMIT_AND_FETCH that also asks for the next request. This file is the
+ * loop and the transport ops; setup.c builds and ends the threads.
  *
  * Single issuer: only the owning thread touches its ring. Answers given on
  * other threads, and the commits they imply, are handed over through a list

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Sessions and request slots: create, mount, run (INIT, choose the rung,
- * start and stop queues), exit, destroy; the request life cycle shared by
- * every transport.
+ * Sessions: create, mount, run (INIT, choose the rung, start and stop the
+ * queues, weigh exit requests, take a transport's news), exit, destroy.
  */
 #include <errno.h>
 #include <limits.h>
