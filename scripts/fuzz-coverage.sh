@@ -16,7 +16,7 @@ extra=()
 clang -std=c11 -D_GNU_SOURCE -fno-strict-aliasing -O1 -g \
 	-fsanitize=fuzzer -fprofile-instr-generate -fcoverage-mapping \
 	-Iinclude -Isrc -Itests/unit -o "$work/fuzz" \
-	"tests/fuzz/fuzz_$target.c" src/*.c "${extra[@]}" -luring -lpthread
+	"tests/fuzz/fuzz_$target.c" src/*.c src/*/*.c "${extra[@]}" -luring -lpthread
 LLVM_PROFILE_FILE="$work/fuzz.profraw" "$work/fuzz" -runs=0 "$@" \
 	>"$work/run.log" 2>&1 || { tail "$work/run.log"; exit 1; }
 llvm-profdata merge -sparse "$work/fuzz.profraw" -o "$work/fuzz.profdata"
