@@ -93,7 +93,8 @@ int ladder_precheck(struct fring_session *se)
 		}
 		return 0;
 	}
-	if (t == FRING_TRANSPORT_ZEROCOPY && !ladder_has_cap(CAP_SYS_ADMIN_BIT))
+	if (t == FRING_TRANSPORT_ZEROCOPY &&
+	    !cap_effective(CAP_SYS_ADMIN_BIT, false))
 		return refuse(se, -EPERM, "zerocopy: " NO_SYS_ADMIN);
 	en = enable_uring();
 	if (en != 1) {
@@ -145,7 +146,7 @@ static void rung_whys(const struct fring_session *se,
 			 c->proto_minor < 42 ? "kernel ABI < 7.42"
 					     : uring_off(enable_uring()));
 	if (!v->why[FRING_TRANSPORT_ZEROCOPY][0] &&
-	    !ladder_has_cap(CAP_SYS_ADMIN_BIT))
+	    !cap_effective(CAP_SYS_ADMIN_BIT, false))
 		snprintf(v->why[FRING_TRANSPORT_ZEROCOPY], WHY_LEN, "%s",
 			 NO_SYS_ADMIN);
 	for (int r = FRING_TRANSPORT_ZEROCOPY; r <= FRING_TRANSPORT_URING;

@@ -8,6 +8,7 @@
 #ifndef FRING_LADDER_H
 #define FRING_LADDER_H
 
+#include "caps.h"
 #include "core.h"
 #include "dispatch/dispatch.h"
 #include "ring/ring.h"
@@ -60,10 +61,6 @@ FRING_HIDDEN void ladder_probe(const struct fring_config *cfg,
 			       struct ladder_probe *p);
 
 #define ENABLE_URING_PARAM "/sys/module/fuse/parameters/enable_uring"
-#define CAP_IPC_LOCK_BIT   14
-#define CAP_SYS_ADMIN_BIT  21
-
-FRING_HIDDEN bool ladder_has_cap(int bit);
 
 /*
  * What the ring rungs allocate: max_payload_sz (kernel-protocol.md 3.6),

@@ -22,26 +22,6 @@
 
 #include "ladder.h"
 
-bool ladder_has_cap(int bit)
-{
-	FILE *f = fopen("/proc/self/status", "re");
-	char line[256];
-	bool ret = false;
-
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long caps;
-
-		if (sscanf(line, "CapEff: %llx", &caps) == 1) {
-			ret = caps & (1ULL << bit);
-			break;
-		}
-	}
-	fclose(f);
-	return ret;
-}
-
 /*
  * io_uring asks for CAP_IPC_LOCK in the initial user namespace; a
  * container's root has it only in its own. The initial namespace maps every
@@ -66,7 +46,8 @@ void memlock_get(struct memlock *m)
 {
 	struct rlimit rl;
 
-	m->charged = !(ladder_has_cap(CAP_IPC_LOCK_BIT) && initial_userns());
+	m->charged =
+		!(cap_effective(CAP_IPC_LOCK_BIT, false) && initial_userns());
 	m->limit =
 		getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY
 			? ~0ULL

@@ -143,8 +143,8 @@ void ladder_probe(const struct fring_config *cfg, struct ladder_probe *p)
 			fclose(f);
 		}
 	}
-	p->cap_sys_admin = ladder_has_cap(CAP_SYS_ADMIN_BIT);
-	p->cap_ipc_lock = ladder_has_cap(CAP_IPC_LOCK_BIT);
+	p->cap_sys_admin = cap_effective(CAP_SYS_ADMIN_BIT, false);
+	p->cap_ipc_lock = cap_effective(CAP_IPC_LOCK_BIT, false);
 	memlock_get(&ml);
 	p->memlock = ml.limit;
 	p->memlock_charged = ml.charged;
