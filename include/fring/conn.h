@@ -112,7 +112,10 @@ const char *fring_transport_name(enum fring_transport t);
  * its open callback sets fring_file.no_zero_copy (or the mount has -o
  * zero_copy_opt_in). Without this declaration only opens whose callback sets
  * fring_file.zero_copy are: a handler that reads `src->mem` or fills
- * `dst->mem` gets memory on every transport. examples/memfs and
+ * `dst->mem` gets memory on every transport. The same goes for
+ * FRING_BUF_PIPE: with -o splice_read (dev), a WRITE's payload is left in
+ * the queue's pipe for the handler only when this is declared; otherwise
+ * it is read into memory before the handler runs. examples/memfs and
  * examples/passthrough declare it.
  */
 #define FRING_FS_ZERO_COPY (1u << 0)

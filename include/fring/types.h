@@ -84,7 +84,8 @@ struct fring_file {
  *   (transport=zerocopy; a READ the kernel serves without pages still
  *   comes as MEM).
  * - write `src`: FRING_BUF_MEM; on a zero-copy open FRING_BUF_FIXED; on
- *   dev with -o splice_read FRING_BUF_PIPE.
+ *   dev with -o splice_read FRING_BUF_PIPE, if the filesystem declared
+ *   FRING_FS_ZERO_COPY (otherwise the payload is read into memory first).
  * - readdir, readdirplus `dst`: always FRING_BUF_MEM.
  *
  * An open is zero-copied only where asked: fring_file.zero_copy set by its

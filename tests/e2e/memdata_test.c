@@ -334,6 +334,9 @@ static void *runner(void *arg)
 
 /* Mounts a session; false (checks failed) when it could not. */
 static const char *want_rung; /* auto must end on it (NULL: any) */
+/* "splice" (dev): -o splice_read, which leaves a WRITE's payload in a pipe
+ * only for a filesystem that declared it takes every kind of buffer */
+static bool splice_opt;
 
 static bool mount_phase(const char *phase, const char *transport, bool declared,
 			bool opt_in, pthread_t *th)
@@ -344,6 +347,11 @@ static bool mount_phase(const char *phase, const char *transport, bool declared,
 
 	declare = declared;
 	fring_config_set(cfg, "transport", transport);
+	if (splice_opt) {
+		/* a pipe holds the largest request (fs.pipe-max-size: 1 MiB) */
+		fring_config_set(cfg, "splice_read", NULL);
+		fring_config_set(cfg, "max_write", "524288");
+	}
 	if (opt_in)
 		fring_config_set(cfg, "zero_copy_opt_in", NULL);
 	ret = fring_session_new(&ops, sizeof(ops), NULL, cfg, &se);
@@ -393,6 +401,8 @@ int main(int argc, char *argv[])
 	chk_init();
 	if (!strcmp(transport, "auto") && argc > 2)
 		want_rung = argv[2];
+	if (!strcmp(transport, "dev") && argc > 2 && !strcmp(argv[2], "splice"))
+		splice_opt = true;
 	if (geteuid() != 0) {
 		printf("SKIP: needs root to mount\n");
 		return CHK_EXIT_SKIP;
@@ -415,8 +425,20 @@ int main(int argc, char *argv[])
 		file_io("plain", I_HELPER, false, 5);
 		T(atomic_load(&fixed_in) == fixed0, "plain_helper_got_memory",
 		  "%u FIXED buffers", atomic_load(&fixed_in) - fixed0);
+		if (splice_opt) {
+			uint64_t spliced = 0;
+
+			fring_session_counter(se, FRING_STATS_ALL,
+					      "splice_requests", &spliced);
+			T(spliced > 0, "plain_spliced",
+			  "no request was read with splice");
+		}
 		end_phase(th);
 	}
+	/* with splice_read only the plain mount: a declared filesystem's
+	 * write handlers take pipes whatever an open says */
+	if (splice_opt)
+		goto out;
 	/* declared: every open unless it declines */
 	if (mount_phase("declared", transport, true, false, &th)) {
 		file_io("declared", I_HELPER, true, 7);
@@ -429,6 +451,7 @@ int main(int argc, char *argv[])
 		file_io("optin", I_ASK, true, 13);
 		end_phase(th);
 	}
+out:
 	rmdir(mnt);
 	return chk_finish();
 }
