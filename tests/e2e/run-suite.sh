@@ -7,7 +7,8 @@
 #   -o transport=TRANSPORT,allow_other,default_permissions,dev[,$FRING_E2E_OPTS]
 # on a fresh directory, runs "TEST MOUNTPOINT ARGS...", unmounts, waits for
 # MEMFS to exit and checks its --stats-file (stats.sh): the transport is the
-# one asked for (unless "auto"), it answered requests, and
+# one asked for (unless "auto"; FRING_E2E_STATS_TRANSPORT names another, e.g.
+# dev for a ring that fell back), it answered requests, and
 # FRING_E2E_STATS_EXPECT holds; prints the stats as "@@FRING-STATS {...}@@".
 #
 # Exit status: the test's own; 1 if a check of this script failed; 77 (skip)
@@ -211,7 +212,7 @@ fi
 sed -n '/mounted /s/^/# fs: /p' "$LOG"
 # a feature the kernel lacks (e.g. passthrough-io.sh reads this line)
 grep '^NOT OFFERED: ' "$LOG" || true
-stats_checks "$STATS" "$TRANSPORT" run-suite || show_log
+stats_checks "$STATS" "${FRING_E2E_STATS_TRANSPORT:-$TRANSPORT}" run-suite || show_log
 
 # a summary line that adds our checks to the test's
 t_pass=0 t_fail=0 t_skip=0
