@@ -162,8 +162,8 @@ for f in "$HERE"/../e2e/*.sh; do
 done
 # tests/lib (check.sh, kernel-log.sh): beside the scripts as in the tree,
 # /tests/lib for /tests/e2e/*.sh and /tests/run-guest.sh
-for f in "$HERE"/../lib/*.sh; do
-	adds+=(--add "$f" "/tests/lib/${f##*/}")
+for f in check.sh kernel-log.sh; do
+	adds+=(--add "$HERE/../lib/$f" "/tests/lib/$f")
 done
 # FUSE as a module (the 6.1 kernel): its fuse.ko, which /init loads
 if [[ -d $KDIR/modules ]]; then
