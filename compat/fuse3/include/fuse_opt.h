@@ -120,10 +120,12 @@ typedef int (*fuse_opt_proc_t)(void *data, const char *arg, int key,
 /**
  * Parses args against opts, storing results in data and calling proc.
  *
- * On success args is replaced by the kept arguments: argv[0], then the kept
- * "-o" options gathered into one "-o" argument, then the other kept
- * arguments in their order, with non-options after a "--" when the input
- * had one. NULL args means no arguments, NULL opts an empty table, NULL proc
+ * On success args is replaced by a new, allocated vector of the kept
+ * arguments: argv[0]; then, if any "-o" option was kept, "-o" and a list of
+ * all of them (commas in an option escaped) as two arguments; then the other
+ * kept arguments in their order, a "--" of the input included when anything
+ * follows it. On failure args is left as it was. NULL args or an empty
+ * vector is left alone and succeeds, NULL opts is an empty table, NULL proc
  * a function that keeps everything.
  *
  * @param args input, and output on success
@@ -152,17 +154,19 @@ int fuse_opt_add_opt(char **opts, const char *opt);
 int fuse_opt_add_opt_escaped(char **opts, const char *opt);
 
 /**
- * Appends a copy of arg to args, first copying argv if args does not own it.
+ * Appends a copy of arg to args. Where args does not own its vector yet
+ * (FUSE_ARGS_INIT over main()'s argv, which libfuse refuses with an
+ * assertion) the vector is copied first.
  *
- * @return 0, or -1 when out of memory
+ * @return 0, or -1 when out of memory or arg is NULL
  */
 int fuse_opt_add_arg(struct fuse_args *args, const char *arg);
 
 /**
- * Inserts a copy of arg so that it becomes argv[pos]; handy for adding an
- * option that has to come before a "--".
+ * Inserts a copy of arg so that it becomes argv[pos] (0 <= pos <= argc);
+ * handy for adding an option that has to come before a "--".
  *
- * @return 0, or -1 when out of memory
+ * @return 0, or -1 when out of memory or pos is out of range
  */
 int fuse_opt_insert_arg(struct fuse_args *args, int pos, const char *arg);
 
