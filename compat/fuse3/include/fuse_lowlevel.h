@@ -585,9 +585,10 @@ void fuse_session_destroy(struct fuse_session *se);
 
 /*
  * A program's own event loop: the session's descriptor (readable when a
- * request waits), and receive/process of one raw request. libfring's
- * io_uring transports have no such descriptor and no raw requests to hand
- * out; see the library's documentation for which rungs support these.
+ * request waits), and receive/process of one raw request. libfring runs
+ * its own loop, and its io_uring transports read no requests from a
+ * descriptor, so what these can do depends on the transport in use; the
+ * library documents which.
  */
 int fuse_session_fd(struct fuse_session *se);
 void fuse_session_process_buf(struct fuse_session *se,
