@@ -64,7 +64,7 @@ void rt_stage_done(struct ring_thread *rt, struct fring_req *req, int res)
 		zc_fail(req, "staging READ data into the client's pages failed",
 			false);
 	ring_ent(req)->zc_staged = 0;
-	if (!rt->stopping)
+	if (!rt_stopping(rt))
 		ring_commit(rt, req);
 }
 
@@ -186,7 +186,7 @@ void rt_zc_dead(struct ring_thread *rt)
 	unsigned n = rt->nq * rt->rs->depth;
 	struct iovec *none;
 
-	if (!rt->rs->zero_copy || rt->zc_dead || !rt->registered)
+	if (!rt->rs->zero_copy || rt->zc_dead || rt->state < RT_SERVING)
 		return;
 	rt->zc_dead = true;
 	none = calloc(n, sizeof(*none));
