@@ -242,9 +242,10 @@ void rt_entry_request(struct ring_thread *rt, struct fring_req *req)
 	if (ring_ent(req)->zc == ZC_READ) {
 		/* no pool buffer (offset 0 would name another entry's); the
 		 * size bounds what the pages may hold. Nor any payload: the
-		 * kernel sends payload_sz 0 (kernel-protocol.md 6.3), and
-		 * framing one at data NULL would be pointer arithmetic on
-		 * NULL (UBSan in fuzz_decode: total_extlen set). */
+		 * kernel sends payload_sz 0 (doc/kernel-protocol.md,
+		 * "Zero-copy"), and framing one at data NULL would be pointer
+		 * arithmetic on NULL (UBSan in fuzz_decode: total_extlen set).
+		 */
 		req->data = NULL;
 		req->datasz = rt->rs->payload_sz;
 		if (psz) {
