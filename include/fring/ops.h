@@ -43,17 +43,23 @@
  * buffers passed in stay valid until the request is answered.
  *
  * Thread: each runs on the thread that serves the queue the request came
- * in on, so callbacks run concurrently on different queue threads. On dev
- * every queue has a thread of its own (-o queues=N). On the ring
- * transports the kernel has one queue per possible CPU and a request goes
- * to the queue of the CPU its caller ran on; by default each queue has its
- * own thread, pinned to that CPU, but with -o threads=N below the number
- * of queues queue q is served by thread q % N, pinned to the CPUs of all
- * its queues. A callback that blocks holds up every queue of its thread:
- * no other request of those queues is served until it returns, whichever
- * CPU its caller runs on. One that must wait long (network, another
- * process) calls fring_req_async() and answers from another thread.
- * Errors go back to the caller as a positive errno in fring_reply_err().
+ * in on, so callbacks run concurrently on different queue threads.
+ * - dev: every queue is a thread of its own reading /dev/fuse
+ *   (-o queues=N); a callback that blocks holds up its thread only, the
+ *   others go on reading.
+ * - The ring transports: the kernel has one queue per possible CPU and
+ *   puts a request on the queue of the CPU its caller runs on. By default
+ *   each queue has a thread of its own, pinned to that CPU; with
+ *   -o threads=N below the number of queues, queue q is served by thread
+ *   q % N, pinned to the CPUs of all its queues. A callback that blocks
+ *   holds up every queue of its thread: until it returns, no other request
+ *   of those queues is served (callers on all those CPUs wait), and
+ *   answers given on other threads to requests of those queues are not
+ *   committed either (the queue's thread commits them).
+ *
+ * A callback that must wait long (network, another process) calls
+ * fring_req_async() and answers from another thread. Errors go back to
+ * the caller as a positive errno in fring_reply_err().
  */
 /**@{*/
 /** The callbacks of a filesystem; see the group description above. */
