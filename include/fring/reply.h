@@ -71,7 +71,8 @@ int fring_reply_create(fring_req_t *req, const struct fring_entry *e,
  * @param attr_timeout seconds the kernel may cache them */
 int fring_reply_attr(fring_req_t *req, const struct stat *attr,
 		     double attr_timeout);
-/** Answers readlink with a NUL-terminated target. */
+/** Answers readlink with a NUL-terminated target (at most 4095 bytes;
+ * longer is a handler bug, -EIO). */
 int fring_reply_readlink(fring_req_t *req, const char *target);
 /** Answers open and opendir: fi->fh and the reply bits of struct
  * fring_file (direct_io, keep_cache, zero_copy, backing_id, ...). A
@@ -84,8 +85,8 @@ int fring_reply_open(fring_req_t *req, const struct fring_file *fi);
  * (FUSE_DEV_IOC_BACKING_OPEN on the session's /dev/fuse, whatever the
  * transport). Put the id in fring_file.backing_id of an open or create
  * answer; the kernel holds its own reference from then on, so fd may be
- * closed. Needs CAP_PASSTHROUGH negotiated and CAP_SYS_ADMIN. Any thread,
- * after INIT. libfuse: fuse_passthrough_open().
+ * closed. Needs FRING_CAP_PASSTHROUGH negotiated and CAP_SYS_ADMIN. Any
+ * thread, after INIT. libfuse: fuse_passthrough_open().
  *
  * @param se the session
  * @param fd the backing file, any access mode: each open reopens its path
