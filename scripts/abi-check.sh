@@ -18,6 +18,9 @@
 # error, 77 when abidw/abidiff are missing (1 with FRING_E2E_NO_SKIP=1).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# (the skip policy: tests/lib/check.sh)
+# shellcheck source-path=SCRIPTDIR source=../tests/lib/check.sh
+source "$root/tests/lib/check.sh"
 update=0
 if [[ ${1-} == --update ]]; then
 	update=1
@@ -26,9 +29,7 @@ fi
 build=${1:-$root/build}
 
 if ! command -v abidw >/dev/null || ! command -v abidiff >/dev/null; then
-	echo "SKIP: abidw/abidiff not found (apt install abigail-tools)"
-	[[ ${FRING_E2E_NO_SKIP:-0} == 1 ]] && exit 1
-	exit 77
+	skip "abidw/abidiff not found (apt install abigail-tools)"
 fi
 version=$(sed -n 's/^#define FRING_VERSION "\(.*\)"$/\1/p' \
 	"$root/include/fring/fring.h")

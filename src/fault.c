@@ -34,6 +34,9 @@ static const struct {
 	[FAULT_SPLICE_TO_FD] = {"splice_to_fd", EINVAL},
 	/* fuse_dev_splice_write() refusing before it took the buffers */
 	[FAULT_SPLICE_SEND] = {"splice_send", EINVAL},
+	/* the one failure a well-formed REGISTER meets (fuse_uring_register():
+	 * the ring, queue or entry cannot be allocated) */
+	[FAULT_RING_REGISTER] = {"ring_register", ENOMEM},
 };
 
 static const struct {

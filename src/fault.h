@@ -15,13 +15,14 @@
 #include "common.h"
 
 enum fault_point {
-	FAULT_RING_SETUP,   /* io_uring_queue_init of a ring thread */
-	FAULT_BUF_REGISTER, /* registering the pools as fixed buffers */
-	FAULT_POOL_ALLOC,   /* mmap of a queue's buffer pool */
-	FAULT_RING_SUBMIT,  /* io_uring_submit_and_wait of a ring thread */
-	FAULT_DEV_WRITE,    /* the /dev/fuse write of an answer */
-	FAULT_SPLICE_TO_FD, /* splice_read: a WRITE's payload, pipe to file */
-	FAULT_SPLICE_SEND,  /* splice_write: the answer's pipe to /dev/fuse */
+	FAULT_RING_SETUP,    /* io_uring_queue_init of a ring thread */
+	FAULT_BUF_REGISTER,  /* registering the pools as fixed buffers */
+	FAULT_POOL_ALLOC,    /* mmap of a queue's buffer pool */
+	FAULT_RING_SUBMIT,   /* io_uring_submit_and_wait of a ring thread */
+	FAULT_DEV_WRITE,     /* the /dev/fuse write of an answer */
+	FAULT_SPLICE_TO_FD,  /* splice_read: a WRITE's payload, pipe to file */
+	FAULT_SPLICE_SEND,   /* splice_write: the answer's pipe to /dev/fuse */
+	FAULT_RING_REGISTER, /* a ring thread's REGISTER of its entries */
 	FAULT_NPOINTS,
 };
 

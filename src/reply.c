@@ -300,9 +300,12 @@ static void fill_entry(struct fuse_entry_out *o, const struct fring_entry *e)
 	fill_attr(&o->attr, &e->attr, e->attr.st_ino ? e->attr.st_ino : e->ino);
 }
 
-/* Zero-copy is per open: by default every file opened on a zerocopy
- * session, unless the handler declined it (or the session is opt-in and
- * the handler did not ask). */
+/* Zero-copy is per open, on a zerocopy session: where the handler asked
+ * (fi->zero_copy), or everywhere when the filesystem declared that its
+ * read and write handlers take FIXED buffers (FRING_FS_ZERO_COPY) and the
+ * mount did not limit it to the opens that ask (-o zero_copy_opt_in).
+ * Never where the handler declined it: a handler that uses src->mem or
+ * dst->mem always gets memory. */
 static bool open_zero_copy(const struct fring_req *req,
 			   const struct fring_file *fi)
 {
@@ -312,7 +315,8 @@ static bool open_zero_copy(const struct fring_req *req,
 	if (se->transport != FRING_TRANSPORT_ZEROCOPY || fi->no_zero_copy ||
 	    req->opcode == FUSE_OPENDIR || fi->backing_id)
 		return false;
-	return fi->zero_copy || !se->cfg.zero_copy_opt_in;
+	return fi->zero_copy || ((se->conn.fs_flags & FRING_FS_ZERO_COPY) &&
+				 !se->cfg.zero_copy_opt_in);
 }
 
 static void fill_open(const struct fring_req *req, struct fuse_open_out *o,

@@ -286,6 +286,9 @@ static void memfs_init(void *userdata, struct fring_conn *conn)
 		conn->max_pages = o->max_pages;
 	conn->time_gran = o->time_gran;
 	memfs_set_time_gran((long)o->time_gran);
+	/* read and write move data with the data helpers only: on
+	 * transport=zerocopy every open may be zero-copied */
+	conn->fs_flags |= FRING_FS_ZERO_COPY;
 	/* Only bits the kernel offers survive INIT. */
 	got = conn->want & conn->capable;
 	fs->killpriv_v2 = (got & FRING_CAP_HANDLE_KILLPRIV_V2) != 0;

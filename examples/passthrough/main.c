@@ -205,6 +205,10 @@ static void pt_init(void *userdata, struct fring_conn *conn)
 	if (fs->cache != PT_CACHE_NEVER)
 		want |= FRING_CAP_CACHE_SYMLINKS;
 	conn->want |= want & conn->capable;
+	/* read and write move data with the data helpers (the fault path's
+	 * short write uses src->mem only when there is one): on
+	 * transport=zerocopy every open may be zero-copied */
+	conn->fs_flags |= FRING_FS_ZERO_COPY;
 	if (!fs->passthrough)
 		return;
 	if (!(conn->capable & FRING_CAP_PASSTHROUGH)) {

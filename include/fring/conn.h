@@ -97,11 +97,35 @@ const char *fring_transport_name(enum fring_transport t);
  * to the handler as FRING_BUF_PIPE (dev only; option splice_read) */
 #define FRING_CAP_SPLICE_READ (1ULL << 9)
 
+/*
+ * Declarations of the filesystem (struct fring_conn's fs_flags): what its
+ * handlers can do, for the library to use. Library-side only, never sent to
+ * the kernel: a separate word, because the FRING_CAP_* bits are the
+ * kernel's own numbering.
+ */
+/**
+ * The read and write callbacks take every kind of data buffer, FRING_BUF_FIXED
+ * included: they move data only with the data helpers (fring_read_from_fd(),
+ * fring_write_to_fd()), fring_reply_buf() / fring_reply_iov(), or their own
+ * READ_FIXED / WRITE_FIXED (fring_io_submit()), never through `mem` of a
+ * FIXED buffer. On transport=zerocopy every open is then zero-copied unless
+ * its open callback sets fring_file.no_zero_copy (or the mount has -o
+ * zero_copy_opt_in). Without this declaration only opens whose callback sets
+ * fring_file.zero_copy are: a handler that reads `src->mem` or fills
+ * `dst->mem` gets memory on every transport. The same goes for
+ * FRING_BUF_PIPE: with -o splice_read (dev), a WRITE's payload is left in
+ * the queue's pipe for the handler only when this is declared; otherwise
+ * it is read into memory before the handler runs. examples/memfs and
+ * examples/passthrough declare it.
+ */
+#define FRING_FS_ZERO_COPY (1u << 0)
+
 /**
  * The negotiated connection. In the init callback, `capable`, `proto_*` are
  * what the kernel offered and the other fields hold the library's proposal:
- * the filesystem may change `want` (only bits in `capable` survive) and the
- * limits. After INIT, fring_session_conn() returns the final values.
+ * the filesystem may change `want` (only bits in `capable` survive), the
+ * limits and `fs_flags`. After INIT, fring_session_conn() returns the final
+ * values.
  */
 struct fring_conn {
 	uint32_t proto_major;	/**< kernel FUSE ABI major (7) */
@@ -122,7 +146,11 @@ struct fring_conn {
 	 * another FUSE mount; 2: such backing files, but this mount cannot
 	 * be stacked on). 0 after INIT when passthrough was not negotiated. */
 	uint32_t max_stack_depth;
-	uint32_t reserved[7]; /**< zero; room for later fields */
+	/** FRING_FS_* declarations of the filesystem, set in the init
+	 * callback (0: none; bits the library does not know are dropped
+	 * with a log line). Never sent to the kernel. */
+	uint32_t fs_flags;
+	uint32_t reserved[6]; /**< zero; room for later fields */
 };
 /**@}*/
 

@@ -125,15 +125,28 @@ struct fring_ops {
 	 * Read up to size bytes at off into dst (dst->size >= size). Answer
 	 * with fring_reply_data() after filling dst, fring_reply_buf() with
 	 * other memory, or fring_read_from_fd() to let the library do the I/O.
-	 * On a zero-copy open dst is FRING_BUF_FIXED: fring_reply_data() then
-	 * needs the bytes moved into it with READ_FIXED first (the helpers
-	 * do); fring_reply_buf() works unchanged.
+	 * dst is FRING_BUF_MEM (filling dst->mem works) unless the open is
+	 * zero-copied, which happens only where asked: fi->zero_copy at open,
+	 * or FRING_FS_ZERO_COPY declared in init (struct fring_conn fs_flags).
+	 * On a zero-copy open dst may be FRING_BUF_FIXED (no mem):
+	 * fring_reply_data() then needs the bytes moved into it with
+	 * READ_FIXED first (the helpers do); fring_reply_buf() and
+	 * fring_read_from_fd() work unchanged.
 	 */
 	void (*read)(fring_req_t *req, fring_ino_t ino, size_t size, off_t off,
 		     struct fring_file *fi, const struct fring_buf *dst);
-	/** Write src->size bytes at off. Answer fring_reply_write(). On a
-	 * zero-copy open src is FRING_BUF_FIXED: use fring_write_to_fd(), or
-	 * WRITE_FIXED on the queue's ring, or set no_zero_copy at open. */
+	/**
+	 * Write src->size bytes at off. Answer fring_reply_write(). src is
+	 * FRING_BUF_MEM (the bytes at src->mem) on every transport, except:
+	 * - FRING_BUF_FIXED (no mem) on a zero-copy open, which happens only
+	 *   where asked: fi->zero_copy at open, or FRING_FS_ZERO_COPY declared
+	 *   in init (struct fring_conn fs_flags; then fi->no_zero_copy at open
+	 *   keeps memory for one file). Use fring_write_to_fd(), or
+	 *   WRITE_FIXED on the queue's ring.
+	 * - FRING_BUF_PIPE (no mem) on dev with -o splice_read: use
+	 *   fring_write_to_fd(); or clear FRING_CAP_SPLICE_READ in init to
+	 *   always get memory.
+	 */
 	void (*write)(fring_req_t *req, fring_ino_t ino,
 		      const struct fring_buf *src, off_t off,
 		      struct fring_file *fi);

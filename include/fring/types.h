@@ -51,11 +51,16 @@ struct fring_file {
 	uint32_t flock_release : 1; /**< release: drop flock locks of owner */
 	uint32_t kill_suidgid : 1;  /**< open/write: clear suid/sgid */
 	/** reply (open/create) on transport=zerocopy: let the kernel hand
-	 * this file's READ/WRITE pages to the server as fixed buffers. By
-	 * default every open gets it (see the zero_copy_opt_in option). */
+	 * this file's READ/WRITE pages to the server as FRING_BUF_FIXED
+	 * buffers (the read and write callbacks of this open must take
+	 * them). Without it an open is zero-copied only when the filesystem
+	 * declared FRING_FS_ZERO_COPY in its init callback (and the mount
+	 * has no -o zero_copy_opt_in); by default it is not, and the
+	 * handlers get memory. */
 	uint32_t zero_copy : 1;
 	/** reply (open/create): never zero-copy this open; wins over
-	 * zero_copy. For handlers that must see write data in memory. */
+	 * zero_copy and FRING_FS_ZERO_COPY. For a file whose handlers must
+	 * see the data in memory on a filesystem that declared it. */
 	uint32_t no_zero_copy : 1;
 	uint32_t padding : 20; /**< zero */
 	uint32_t poll_events;  /**< poll: requested events */
@@ -71,33 +76,73 @@ struct fring_file {
 	uint32_t reserved[4]; /**< zero; room for later fields */
 };
 
-/** Kinds of data buffer handed to read, write and readdir handlers. */
+/**
+ * Kinds of data buffer handed to read, write, readdir and readdirplus
+ * handlers. Which handler may get which:
+ *
+ * - read `dst`: FRING_BUF_MEM; on a zero-copy open FRING_BUF_FIXED
+ *   (transport=zerocopy; a READ the kernel serves without pages still
+ *   comes as MEM).
+ * - write `src`: FRING_BUF_MEM; on a zero-copy open FRING_BUF_FIXED; on
+ *   dev with -o splice_read FRING_BUF_PIPE, if the filesystem declared
+ *   FRING_FS_ZERO_COPY (otherwise the payload is read into memory first).
+ * - readdir, readdirplus `dst`: always FRING_BUF_MEM.
+ *
+ * An open is zero-copied only where asked: fring_file.zero_copy set by its
+ * open callback, or FRING_FS_ZERO_COPY declared by the filesystem's init
+ * callback. A handler that reads `src->mem` or fills `dst->mem` therefore
+ * gets memory on every transport unless its filesystem asked for zero-copy
+ * (or the mount has splice_read, see FRING_CAP_SPLICE_READ).
+ */
 enum fring_buf_kind {
-	FRING_BUF_MEM = 0,   /**< plain memory at `mem` */
-	FRING_BUF_FIXED = 1, /**< io_uring fixed buffer (zero-copy); no `mem` */
-	/** A WRITE's data still in a pipe (`-o splice_read` on dev); no
-	 * `mem`: fring_write_to_fd() splices it to a file. When the handler
-	 * returns without having used it, it is read into memory, so an
-	 * asynchronous answer sees MEM. */
+	/** Memory of the server at `mem` (see struct fring_buf). */
+	FRING_BUF_MEM = 0,
+	/** The client's own pages in a fixed-buffer slot of the queue's
+	 * io_uring (zero-copy); not mapped: `mem` is NULL. */
+	FRING_BUF_FIXED = 1,
+	/** A WRITE's data still in the queue's pipe (dev with -o
+	 * splice_read); `mem` is NULL: fring_write_to_fd() splices it to a
+	 * file. When the handler returns without having used it, it is read
+	 * into memory and the same `src` becomes FRING_BUF_MEM, so an
+	 * asynchronous answer sees memory. */
 	FRING_BUF_PIPE = 2,
 };
 
 /**
- * Where a read's data goes (dst) or a write's data is (src). For MEM buffers
- * `mem` is valid until the request is answered (buf_index >= 0 when `mem` is
- * inside a registered buffer pool: *_FIXED operations with that index work
- * on it). FIXED buffers are the client's own pages (transport=zerocopy):
- * they are not mapped in the server, only io_uring READ_FIXED (dst) or
- * WRITE_FIXED (src) on the queue's ring with buf_index and sqe->addr =
- * buf_addr + offset move them. The data helpers, fring_reply_buf() and
- * fring_reply_iov() handle both kinds.
+ * Where a read's data goes (dst) or a write's data is (src). It stays valid
+ * until the request is answered. `kind` tells how the other fields read (a
+ * tagged union: `buf_addr` is an address only for MEM):
+ *
+ * - FRING_BUF_MEM: `mem` points at the bytes (dst: room for `size`; src:
+ *   `size` bytes present); `buf_addr` is the same address as a number.
+ *   `buf_index` is the io_uring fixed-buffer index of the registered pool
+ *   holding them (bufpool-registered, and requests that are not zero-copied
+ *   on zerocopy): READ_FIXED / WRITE_FIXED on the queue's ring with that
+ *   index and sqe->addr = buf_addr + offset work on it. Elsewhere -1.
+ * - FRING_BUF_FIXED: `mem` is NULL. `buf_index` is the slot of the queue's
+ *   ring that holds the client's pages, `buf_addr` is not an address but
+ *   the offset of the data in that slot (0 today): only READ_FIXED (dst)
+ *   or WRITE_FIXED (src) with buf_index and sqe->addr = buf_addr + offset,
+ *   submitted on the queue's ring (fring_io_sqe(), fring_io_submit()),
+ *   move them.
+ * - FRING_BUF_PIPE: `mem` is NULL, `buf_index` -1, `buf_addr` 0; `size`
+ *   bytes wait in the queue's pipe for fring_write_to_fd().
+ *
+ * The data helpers (fring_read_from_fd(), fring_write_to_fd()),
+ * fring_reply_buf() and fring_reply_iov() handle every kind;
+ * fring_reply_data() sends the bytes that are in dst already (written at
+ * `mem`, or moved into a FIXED dst by READ_FIXED).
  */
 struct fring_buf {
-	enum fring_buf_kind kind; /**< MEM or FIXED */
+	enum fring_buf_kind kind; /**< MEM, FIXED or PIPE: see above */
 	size_t size;		  /**< bytes available (dst) or present (src) */
-	void *mem;		  /**< MEM: the bytes; FIXED: NULL */
-	int buf_index;		  /**< io_uring fixed-buffer index, or -1 */
-	uint64_t buf_addr;	  /**< what a *_FIXED SQE puts in sqe->addr */
+	void *mem;		  /**< MEM: the bytes; FIXED, PIPE: NULL */
+	/** MEM: registered pool's fixed-buffer index, or -1; FIXED: the
+	 * slot; PIPE: -1 */
+	int buf_index;
+	/** MEM: (uintptr_t)mem; FIXED: offset in the slot (0); PIPE: 0. What
+	 * a *_FIXED SQE puts in sqe->addr (plus the offset into the data). */
+	uint64_t buf_addr;
 };
 
 /** setattr's to_set bit: change st_mode */

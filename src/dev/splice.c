@@ -197,9 +197,13 @@ ssize_t splice_read_msg(struct fring_queue *q, struct fring_req *req,
 	if ((size_t)n < head)
 		head = (size_t)n;
 	ret = pipe_take(q->pipe[0], buf, head);
+	/* A WRITE's payload stays in the pipe only for a filesystem whose
+	 * write handler takes every kind of buffer (FRING_FS_ZERO_COPY): one
+	 * that reads src->mem gets it in memory, as read(2) would put it. */
 	if (!ret && (size_t)n >= sizeof(*ih) && ih->opcode == FUSE_WRITE &&
 	    !ih->total_extlen && q->se->conn.proto_minor >= 9 &&
-	    ih->len == (size_t)n && (size_t)n > head) {
+	    ih->len == (size_t)n && (size_t)n > head &&
+	    (q->se->conn.fs_flags & FRING_FS_ZERO_COPY)) {
 		/* the payload stays in the pipe */
 		dev_slot(req)->pipe_in = (uint32_t)((size_t)n - head);
 		atomic_store(&q->pipe_owner, (uintptr_t)req);

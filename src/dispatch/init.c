@@ -25,6 +25,9 @@
  * callback gets that ENOSYS from the library, as with libfuse. */
 #define LIBRARY_CAPS (FUSE_NO_OPEN_SUPPORT | FUSE_NO_OPENDIR_SUPPORT)
 
+/* The filesystem's declarations this library knows (conn.h, FRING_FS_*). */
+#define KNOWN_FS_FLAGS FRING_FS_ZERO_COPY
+
 unsigned init_max_pages_limit(void)
 {
 	unsigned v = 256;
@@ -187,6 +190,12 @@ int init_negotiate(struct fring_session *se, const struct fuse_init_in *inp,
 					FRING_PAGE - 1) /
 				       FRING_PAGE;
 	}
+
+	if (c->fs_flags & ~KNOWN_FS_FLAGS)
+		fr_warn("INIT: unknown filesystem declarations fs_flags 0x%x; "
+			"dropped",
+			c->fs_flags & ~KNOWN_FS_FLAGS);
+	c->fs_flags &= KNOWN_FS_FLAGS;
 
 	/* the kernel never sees these (KERNEL_ONLY_CAPS): they only say how
 	 * this side reads and answers /dev/fuse */

@@ -2,8 +2,10 @@
 /*
  * The transport ladder: which rung runs, and why each better one does not.
  * Checked twice: before mounting (what the module and the process allow) and
- * at INIT (what the kernel offers). A reason reads "RUNG (not HIGHER: why;
- * ...)" for the rung taken, "RUNG: why" for an asked-for rung refused.
+ * at INIT (what the kernel offers), each time on the facts of the moment
+ * (struct ladder_facts: read by facts.c for a mount, given by fring-probe
+ * and the tests). A reason reads "RUNG (not HIGHER: why; ...)" for the rung
+ * taken, "RUNG: why" for an asked-for rung refused.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,19 +15,6 @@
 
 #define NRUNG	FRING_TRANSPORT_DEV
 #define WHY_LEN 400
-
-/* 1: Y, 0: N, -1: the kernel has no such parameter (before 6.14). */
-static int enable_uring(void)
-{
-	FILE *f = fopen(ENABLE_URING_PARAM, "re");
-	int c;
-
-	if (!f)
-		return -1;
-	c = fgetc(f);
-	fclose(f);
-	return c == 'Y' || c == '1';
-}
 
 static const char *uring_off(int en)
 {
@@ -79,33 +68,37 @@ static int refuse(struct fring_session *se, int err, const char *why)
 
 int ladder_precheck(struct fring_session *se)
 {
+	struct ladder_facts f;
+
+	ladder_facts_read(&f);
+	return ladder_precheck_with(se, &f);
+}
+
+int ladder_precheck_with(struct fring_session *se, const struct ladder_facts *f)
+{
 	enum fring_transport t = se->cfg.transport;
 	char why[WHY_LEN];
 	struct ring_sizes z;
-	struct memlock ml;
-	int en;
 
 	if (t == FRING_TRANSPORT_AUTO || t == FRING_TRANSPORT_DEV) {
-		if (t == FRING_TRANSPORT_AUTO && enable_uring() == 1) {
+		if (t == FRING_TRANSPORT_AUTO && f->enable_uring == 1) {
 			ladder_sizes(se, 0, &z);
-			memlock_get(&ml);
-			memory_report(se, &z, &ml);
+			memory_report(se, &z, &f->ml);
 		}
 		return 0;
 	}
-	if (t == FRING_TRANSPORT_ZEROCOPY && !ladder_has_cap(CAP_SYS_ADMIN_BIT))
+	if (t == FRING_TRANSPORT_ZEROCOPY && !f->cap_sys_admin)
 		return refuse(se, -EPERM, "zerocopy: " NO_SYS_ADMIN);
-	en = enable_uring();
-	if (en != 1) {
-		snprintf(why, sizeof(why), "uring: %s", uring_off(en));
+	if (f->enable_uring != 1) {
+		snprintf(why, sizeof(why), "uring: %s",
+			 uring_off(f->enable_uring));
 		return refuse(se, -EOPNOTSUPP, why);
 	}
 	/* RLIMIT_MEMLOCK is weighed at INIT: the pools' size is known only
 	 * then (the filesystem's init may change the payload), and whether
 	 * the rings are charged only the kernel says */
 	ladder_sizes(se, 0, &z);
-	memlock_get(&ml);
-	memory_report(se, &z, &ml);
+	memory_report(se, &z, &f->ml);
 	return 0;
 }
 
@@ -118,8 +111,8 @@ struct rungs {
 };
 
 static void rung_whys(const struct fring_session *se,
-		      const struct rungs *failed, const struct ring_sizes *z,
-		      const struct memlock *ml, struct rungs *v)
+		      const struct ladder_facts *f, const struct rungs *failed,
+		      const struct ring_sizes *z, struct rungs *v)
 {
 	const struct fring_conn *c = &se->conn;
 	bool can_uring = !!(c->capable & FUSE_OVER_IO_URING);
@@ -143,9 +136,8 @@ static void rung_whys(const struct fring_session *se,
 	if (!can_uring)
 		snprintf(v->why[FRING_TRANSPORT_URING], WHY_LEN, "%s",
 			 c->proto_minor < 42 ? "kernel ABI < 7.42"
-					     : uring_off(enable_uring()));
-	if (!v->why[FRING_TRANSPORT_ZEROCOPY][0] &&
-	    !ladder_has_cap(CAP_SYS_ADMIN_BIT))
+					     : uring_off(f->enable_uring));
+	if (!v->why[FRING_TRANSPORT_ZEROCOPY][0] && !f->cap_sys_admin)
 		snprintf(v->why[FRING_TRANSPORT_ZEROCOPY], WHY_LEN, "%s",
 			 NO_SYS_ADMIN);
 	for (int r = FRING_TRANSPORT_ZEROCOPY; r <= FRING_TRANSPORT_URING;
@@ -155,8 +147,8 @@ static void rung_whys(const struct fring_session *se,
 		if (failed->why[r][0]) {
 			memcpy(v->why[r], failed->why[r], WHY_LEN);
 			v->err[r] = failed->err[r];
-		} else if (!memlock_fits(ml, rung_pinned(z, r))) {
-			pools_why(v->why[r], WHY_LEN, se, ml, r, z);
+		} else if (!memlock_fits(&f->ml, rung_pinned(z, r))) {
+			pools_why(v->why[r], WHY_LEN, se, &f->ml, r, z);
 		}
 	}
 }
@@ -246,19 +238,26 @@ static void say_warning(const char *msg, void *arg)
 int ladder_settle(struct fring_session *se,
 		  int (*build)(struct fring_session *se))
 {
+	struct ladder_facts f;
+
+	ladder_facts_read(&f);
+	return ladder_settle_with(se, &f, build);
+}
+
+int ladder_settle_with(struct fring_session *se, const struct ladder_facts *f,
+		       int (*build)(struct fring_session *se))
+{
 	enum fring_transport want = se->cfg.transport;
 	struct rungs failed, v;
 	struct ring_sizes z;
-	struct memlock ml;
 
 	memset(&failed, 0, sizeof(failed));
 	ladder_sizes(se, 0, &z);
-	memlock_get(&ml);
 	for (;;) {
 		enum fring_transport t;
 		int ret;
 
-		rung_whys(se, &failed, &z, &ml, &v);
+		rung_whys(se, f, &failed, &z, &v);
 		t = pick(&v, want);
 		se->transport = t;
 		if (want != FRING_TRANSPORT_AUTO && t != want) {
@@ -290,7 +289,7 @@ int ladder_settle(struct fring_session *se,
 		 * next pass): both pinned rungs pin the same pools, so their
 		 * ENOMEM (RLIMIT_MEMLOCK, or memory) leaves bufpool; anything
 		 * else failed in what every ring rung needs, leaving dev. */
-		build_why(failed.why[t], WHY_LEN, ret, se, &ml, t, &z);
+		build_why(failed.why[t], WHY_LEN, ret, se, &f->ml, t, &z);
 		failed.err[t] = ret;
 		for (int r = FRING_TRANSPORT_ZEROCOPY;
 		     r <= FRING_TRANSPORT_URING; r++) {

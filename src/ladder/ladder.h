@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The transport ladder (src/ladder/): which rung a session runs and why,
- * for a mount (ladder.c), its memory verdicts (mem.c) and fring-probe
- * (probe.c). The first part is for the session; the rest is shared by the
- * ladder's own files.
+ * for a mount (ladder.c), its memory verdicts (mem.c), what it decides
+ * from (facts.c) and fring-probe (probe.c). The first part is for the
+ * session; the rest is shared by the ladder's own files.
  */
 #ifndef FRING_LADDER_H
 #define FRING_LADDER_H
@@ -12,8 +12,38 @@
 #include "dispatch/dispatch.h"
 #include "ring/ring.h"
 
-/* ladder.c */
+/* RLIMIT_MEMLOCK as io_uring applies it to this process. */
+struct memlock {
+	bool charged;		  /* no CAP_IPC_LOCK in the initial namespace */
+	unsigned long long limit; /* bytes; ~0ULL: unlimited */
+};
+
+/*
+ * What the ladder decides from, besides the options and what INIT
+ * negotiated: the process and the machine, read at once by
+ * ladder_facts_read() (facts.c, the ladder's only reader of them), or made
+ * up by a test.
+ */
+struct ladder_facts {
+	int enable_uring; /* 1 Y, 0 N, -1 no such parameter (before 6.14) */
+	bool cap_sys_admin, cap_ipc_lock; /* effective */
+	struct memlock ml;
+};
+FRING_HIDDEN void ladder_facts_read(struct ladder_facts *f);
+
+/*
+ * ladder.c: the session's two questions. Each reads the facts when it is
+ * asked (the fuse module, and enable_uring with it, may load only when the
+ * mount opens /dev/fuse) and answers on them through its _with() twin,
+ * which fring-probe and the tests call with facts of their own.
+ *
+ * Before mounting: an explicit transport the module or the process rules
+ * out is refused (-errno, with its reason); the ring rungs' memory is
+ * reported.
+ */
 FRING_HIDDEN int ladder_precheck(struct fring_session *se);
+FRING_HIDDEN int ladder_precheck_with(struct fring_session *se,
+				      const struct ladder_facts *f);
 /*
  * At INIT: the best rung the kernel, the process and RLIMIT_MEMLOCK allow,
  * then build(se) for a ring rung (what the rung needs before INIT is
@@ -25,14 +55,18 @@ FRING_HIDDEN int ladder_precheck(struct fring_session *se);
  */
 FRING_HIDDEN int ladder_settle(struct fring_session *se,
 			       int (*build)(struct fring_session *se));
+FRING_HIDDEN int ladder_settle_with(struct fring_session *se,
+				    const struct ladder_facts *f,
+				    int (*build)(struct fring_session *se));
 /* The run thread, after the ring reported a command the kernel refused
  * (ring_take_failure()): the session now runs on dev, and says why. */
 FRING_HIDDEN void ladder_fell_back(struct fring_session *se, const char *why);
 /*
  * fring-probe's question (tools/fring-probe.c), answered by the code a
- * mount runs, without mounting: ladder_precheck(), then INIT negotiated
- * with what a kernel at ABI 7.abi_minor offers on this machine, then
- * ladder_settle() with the result of building a ring here.
+ * mount runs, without mounting, on this machine's facts read once:
+ * ladder_precheck_with(), then INIT negotiated with what a kernel at ABI
+ * 7.abi_minor offers here, then ladder_settle_with() with the result of
+ * building a ring here.
  */
 struct ladder_probe {
 	unsigned abi_minor; /* in: the kernel's ABI minor (inferred) */
@@ -60,10 +94,6 @@ FRING_HIDDEN void ladder_probe(const struct fring_config *cfg,
 			       struct ladder_probe *p);
 
 #define ENABLE_URING_PARAM "/sys/module/fuse/parameters/enable_uring"
-#define CAP_IPC_LOCK_BIT   14
-#define CAP_SYS_ADMIN_BIT  21
-
-FRING_HIDDEN bool ladder_has_cap(int bit);
 
 /*
  * What the ring rungs allocate: max_payload_sz
@@ -82,12 +112,6 @@ struct ring_sizes {
 FRING_HIDDEN void ladder_sizes(const struct fring_session *se, size_t payload,
 			       struct ring_sizes *z);
 
-/* RLIMIT_MEMLOCK as io_uring applies it to this process. */
-struct memlock {
-	bool charged;		  /* no CAP_IPC_LOCK in the initial namespace */
-	unsigned long long limit; /* bytes; ~0ULL: unlimited */
-};
-FRING_HIDDEN void memlock_get(struct memlock *m);
 FRING_HIDDEN bool memlock_fits(const struct memlock *m, size_t need);
 /* What rung t can be charged: the rings (on kernels that charge them) and
  * the pools where they are pinned; and what every kernel charges: the

@@ -12,66 +12,14 @@
  * cannot be seen from here. So only pinned pools above the limit are
  * refused before the kernel is asked (every kernel would refuse them); the
  * rest is left to the kernel, whose ENOMEM is then explained with the
- * count (build_why()).
+ * count (build_why()). The limit is read by facts.c (ladder_facts_read()).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "ladder.h"
-
-bool ladder_has_cap(int bit)
-{
-	FILE *f = fopen("/proc/self/status", "re");
-	char line[256];
-	bool ret = false;
-
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long caps;
-
-		if (sscanf(line, "CapEff: %llx", &caps) == 1) {
-			ret = caps & (1ULL << bit);
-			break;
-		}
-	}
-	fclose(f);
-	return ret;
-}
-
-/*
- * io_uring asks for CAP_IPC_LOCK in the initial user namespace; a
- * container's root has it only in its own. The initial namespace maps every
- * uid to itself. When unsure, the answer is "initial": then nothing is
- * refused ahead and the kernel decides.
- */
-static bool initial_userns(void)
-{
-	FILE *f = fopen("/proc/self/uid_map", "re");
-	unsigned long long a, b, n;
-	bool init = true;
-
-	if (!f)
-		return true;
-	if (fscanf(f, "%llu %llu %llu", &a, &b, &n) == 3)
-		init = a == 0 && b == 0 && n == 4294967295ULL;
-	fclose(f);
-	return init;
-}
-
-void memlock_get(struct memlock *m)
-{
-	struct rlimit rl;
-
-	m->charged = !(ladder_has_cap(CAP_IPC_LOCK_BIT) && initial_userns());
-	m->limit =
-		getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY
-			? ~0ULL
-			: (unsigned long long)rl.rlim_cur;
-}
 
 /* __io_account_mem(): pages charged so far plus these, against the limit
  * in whole pages */

@@ -2,8 +2,9 @@
 /*
  * fring-probe's question (tools/fring-probe.c): what would a mount with
  * these options get here? Answered by the code a mount runs, without
- * mounting: ladder_precheck(), INIT negotiated with what a kernel at the
- * inferred ABI would offer, then ladder_settle(), whose build step builds
+ * mounting, on this machine's facts (ladder_facts_read(), once for both
+ * steps): ladder_precheck_with(), INIT negotiated with what a kernel at the
+ * inferred ABI would offer, then ladder_settle_with(), whose build step builds
  * the very rings a mount would (ring_init() of the same sizes, one per
  * thread), so that the kernel's answer, RLIMIT_MEMLOCK and all, is the one
  * a mount would get. The pools are weighed, not built.
@@ -124,34 +125,24 @@ void ladder_probe(const struct fring_config *cfg, struct ladder_probe *p)
 	struct fring_session se;
 	struct fuse_init_in in;
 	struct fuse_init_out out;
+	struct ladder_facts f;
 	struct ring_sizes z;
-	struct memlock ml;
 	size_t outlen;
 	int ret;
 
 	memset(&se, 0, sizeof(se));
 	se.cfg = *cfg;
 	se.transport = FRING_TRANSPORT_AUTO;
-	p->enable_uring = -1;
-	{
-		FILE *f = fopen(ENABLE_URING_PARAM, "re");
-
-		if (f) {
-			int c = fgetc(f);
-
-			p->enable_uring = c == 'Y' || c == '1';
-			fclose(f);
-		}
-	}
-	p->cap_sys_admin = ladder_has_cap(CAP_SYS_ADMIN_BIT);
-	p->cap_ipc_lock = ladder_has_cap(CAP_IPC_LOCK_BIT);
-	memlock_get(&ml);
-	p->memlock = ml.limit;
-	p->memlock_charged = ml.charged;
+	ladder_facts_read(&f);
+	p->enable_uring = f.enable_uring;
+	p->cap_sys_admin = f.cap_sys_admin;
+	p->cap_ipc_lock = f.cap_ipc_lock;
+	p->memlock = f.ml.limit;
+	p->memlock_charged = f.ml.charged;
 
 	/* the order of a mount: the check before mounting, then INIT */
-	p->refused = ladder_precheck(&se);
-	probe_init_in(&in, p->abi_minor, p->enable_uring == 1);
+	p->refused = ladder_precheck_with(&se, &f);
+	probe_init_in(&in, p->abi_minor, f.enable_uring == 1);
 	ret = init_negotiate(&se, &in, sizeof(in), &out, &outlen);
 	if (ret > 0)
 		ret = -EPROTO;
@@ -161,7 +152,7 @@ void ladder_probe(const struct fring_config *cfg, struct ladder_probe *p)
 			 strerror(-ret));
 	}
 	if (!p->refused)
-		p->refused = ladder_settle(&se, probe_build);
+		p->refused = ladder_settle_with(&se, &f, probe_build);
 	p->ineffective[0] = '\0';
 	if (!p->refused) {
 		struct said s = {p->ineffective, sizeof(p->ineffective), 0};

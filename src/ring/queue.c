@@ -431,22 +431,32 @@ static void rt_loop(struct ring_thread *rt)
 	}
 }
 
-/* REGISTER every entry (after the pools on the pool rungs): from each
- * completion on, an entry carries requests. */
+/*
+ * REGISTER every entry (after the pools on the pool rungs): from each
+ * completion on, an entry carries requests. A thread whose pools cannot be
+ * set up (or whose REGISTER the fault point ring_register refuses) registers
+ * nothing: it has the kernel turn io_uring off for the connection, which
+ * /dev/fuse then serves, and tells the run thread.
+ */
 static void rt_register_all(struct ring_thread *rt)
 {
-	if (rt->rs->pool != POOL_NONE) {
-		int err = rt_add_pools(rt);
+	const char *what = "setting up the buffer pools";
+	int err = 0;
 
-		if (err) {
-			fr_err("ring thread %u: setting up the buffer pools "
-			       "failed: %s; serving through /dev/fuse",
-			       rt->idx, strerror(-err));
-			ring_note_failure(rt->rs, -err);
-			rt_force_fallback(rt);
-			rt->total_entries = 0;
-			return;
-		}
+	if (rt->rs->pool != POOL_NONE)
+		err = rt_add_pools(rt);
+	if (!err) {
+		what = "registering the ring entries";
+		err = fault_hit(FAULT_RING_REGISTER);
+	}
+	if (err) {
+		fr_err("ring thread %u: %s failed: %s; serving through "
+		       "/dev/fuse",
+		       rt->idx, what, strerror(-err));
+		ring_note_failure(rt->rs, -err);
+		rt_force_fallback(rt);
+		rt->total_entries = 0;
+		return;
 	}
 	for (unsigned i = 0; i < rt->nq; i++) {
 		struct fring_queue *q = rt->qs[i];

@@ -398,6 +398,17 @@ int fring_session_run(fring_session_t *se)
 		se->mountpoint, se->conn.proto_major, se->conn.proto_minor,
 		session_reason(se), se->nqueues, se->nqueues == 1 ? "" : "s",
 		se->conn.max_write);
+	if (se->transport == FRING_TRANSPORT_ZEROCOPY)
+		fr_info("zero-copy: %s",
+			se->cfg.zero_copy_opt_in
+				? "only opens that set zero_copy "
+				  "(-o zero_copy_opt_in)"
+			: se->conn.fs_flags & FRING_FS_ZERO_COPY
+				? "every open that does not set no_zero_copy "
+				  "(the filesystem declared FRING_FS_ZERO_COPY)"
+				: "only opens that set zero_copy (the "
+				  "filesystem did not declare "
+				  "FRING_FS_ZERO_COPY)");
 	atomic_store(&se->serving, true);
 	if (ret)
 		session_stop(se);

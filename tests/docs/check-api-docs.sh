@@ -7,18 +7,14 @@
 # macro, enum value or parameter; a broken doc command). Runs doxygen with
 # doc/Doxyfile, XML instead of HTML, into a scratch directory.
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=../lib/check.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 src=$(realpath "$1")
 lib=$2
-if ! command -v doxygen >/dev/null; then
-	echo "SKIP: doxygen not installed (scripts/setup-deps.sh installs it)"
-	[[ ${FRING_E2E_NO_SKIP:-0} == 1 ]] && exit 1
-	exit 77
-fi
+command -v doxygen >/dev/null ||
+	skip "doxygen not installed (scripts/setup-deps.sh installs it)"
 tmp=$(mktemp -d /tmp/fring-apidocs.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
-ok() { echo "ok $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
 
 {
 	cat "$src/doc/Doxyfile"
@@ -51,5 +47,4 @@ while read -r sym; do
 		fail "documented.$sym" "exported but without a doc comment in include/fring/*.h"
 	fi
 done <"$tmp/exported"
-echo "$passed passed, $failed failed"
-((failed == 0))
+check_done

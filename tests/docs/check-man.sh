@@ -6,15 +6,11 @@
 # every option src/opts.c accepts, and every function of the public header
 # is named by a page.
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=../lib/check.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 src=$(realpath "$1")
-if ! command -v groff >/dev/null; then
-	echo "SKIP: groff not installed (package groff-base; scripts/setup-deps.sh installs it)"
-	[[ ${FRING_E2E_NO_SKIP:-0} == 1 ]] && exit 1
-	exit 77
-fi
-passed=0 failed=0
-ok() { echo "ok $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+command -v groff >/dev/null ||
+	skip "groff not installed (package groff-base; scripts/setup-deps.sh installs it)"
 
 for page in "$src"/doc/man/*.[0-9]; do
 	name=$(basename "$page")
@@ -45,5 +41,4 @@ funcs=$(cat "$src"/include/fring/*.h | grep -E '^[a-z][a-z0-9_ ]*[ *]fring_[a-z0
 missing=$(comm -23 <(echo "$funcs") <(echo "$names") | tr '\n' ' ')
 [[ -z $missing ]] && ok "functions_have_pages" ||
 	fail functions_have_pages "no man page names: $missing"
-echo "$passed passed, $failed failed"
-((failed == 0))
+check_done

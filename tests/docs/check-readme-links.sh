@@ -4,10 +4,9 @@
 # repository path it names in backquotes (doc/, examples/, include/,
 # tools/, scripts/, tests/, bench/) exists.
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=../lib/check.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 src=$(realpath "$1")
-passed=0 failed=0
-ok() { echo "ok $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
 
 for f in "$src"/doc/*.md; do
 	name=doc/$(basename "$f")
@@ -19,5 +18,4 @@ while read -r path; do
 		fail "exists.$path" "README.md names it, it does not exist"
 done < <(grep -oE '`(doc|examples|include|tools|scripts|tests|bench)/[^` ]+`' \
 	"$src/README.md" | tr -d '`' | sort -u)
-echo "$passed passed, $failed failed"
-((failed == 0))
+check_done

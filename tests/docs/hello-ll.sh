@@ -7,18 +7,18 @@
 # ENOENT for other names; SIGTERM unmounts and exits 0; a bad command line
 # exits 1 with nothing mounted.
 set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=../lib/check.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 exe=$(realpath "$1")
 transport=${2:-auto}
-if [[ $(id -u) != 0 || ! -c /dev/fuse ]]; then
-	echo "SKIP: needs root and /dev/fuse"
-	exit 77
-fi
+[[ $(id -u) == 0 && -c /dev/fuse ]] || skip "needs root and /dev/fuse"
 tmp=$(mktemp -d /tmp/fring-hello-ll.XXXXXX)
 mnt=$tmp/mnt
 mkdir "$mnt"
 pid=
 # A daemon still here at the end failed a check: SIGKILL, so waiting for
 # it cannot hang.
+# shellcheck disable=SC2317 # (run by the trap)
 cleanup() {
 	[[ -n $pid ]] && kill -KILL "$pid" 2>/dev/null
 	umount -l "$mnt" 2>/dev/null
@@ -26,9 +26,6 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-passed=0 failed=0
-ok() { echo "ok $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
 mounted() { grep -q " $mnt fuse" /proc/self/mounts; }
 
 "$exe" >/dev/null 2>&1 && fail cmdline.no_mountpoint "exit 0" || ok cmdline.no_mountpoint
@@ -81,5 +78,4 @@ else
 	mounted && fail sigterm_unmounted "still mounted" || ok sigterm_unmounted
 fi
 ((failed == 0)) || { echo "daemon log:"; cat "$tmp/log"; }
-echo "$passed passed, $failed failed"
-((failed == 0))
+check_done

@@ -112,6 +112,9 @@ static void a_open(fring_req_t *req, fring_ino_t ino, struct fring_file *fi)
 {
 	(void)ino;
 	fi->direct_io = 1;
+	/* zerocopy: the late answer from memory is staged into the
+	 * client's pages from another thread (read never uses dst->mem) */
+	fi->zero_copy = 1;
 	fring_reply_open(req, fi);
 }
 
@@ -235,6 +238,13 @@ int main(int argc, char *argv[])
 	  (unsigned long long)st.handler_bugs);
 	T(st.in_flight == 0, "nothing_in_flight", "%llu",
 	  (unsigned long long)st.in_flight);
+	/* the open asked for zero-copy: the late answer went into the
+	 * client's pages through the stage */
+	if (!strcmp(transport, "zerocopy"))
+		T(st.zero_copy_reads > 0 && st.zero_copy_staged > 0,
+		  "zero_copy_staged", "%llu zero-copied READs, %llu staged",
+		  (unsigned long long)st.zero_copy_reads,
+		  (unsigned long long)st.zero_copy_staged);
 	T(!strcmp(fring_transport_name(fring_session_transport(se)), transport),
 	  "transport", "expected %s got %s", transport,
 	  fring_transport_name(fring_session_transport(se)));

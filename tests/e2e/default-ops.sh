@@ -7,9 +7,11 @@
 # times, and that the daemon's stats count exactly one FLUSH, FSYNC and
 # FSYNCDIR (a library answering success would count one per call).
 set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=../lib/check.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 exe=$(realpath "$1")
 transport=$2
-[[ $(id -u) == 0 && -c /dev/fuse ]] || { echo "SKIP: needs root and /dev/fuse"; exit 77; }
+[[ $(id -u) == 0 && -c /dev/fuse ]] || skip "needs root and /dev/fuse"
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d /tmp/fring-default-ops.XXXXXX)
 MNT=$work/mnt T=${FRING_E2E_WAIT:-30} # (seconds: polled, generous for a loaded machine)
@@ -20,9 +22,6 @@ source "$here/stats.sh"
 mkdir "$MNT"
 pid=
 trap '[[ -n $pid ]] && kill -KILL "$pid" 2>/dev/null; umount -l "$MNT" 2>/dev/null; rm -rf "$work"' EXIT
-passed=0 failed=0
-ok() { echo "ok $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
 
 "$exe" -f -o "transport=$transport" --stats-file="$work/stats.json" "$MNT" 2>"$work/log" &
 pid=$!
@@ -52,5 +51,4 @@ done
 n=$(stats_get "$work/stats.json" transport)
 [[ $n == "$transport" ]] && ok transport || fail transport "stats say '$n'"
 ((failed == 0)) || { echo "daemon log:"; cat "$work/log"; }
-echo "$passed passed, $failed failed"
-((failed == 0))
+check_done

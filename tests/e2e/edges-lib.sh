@@ -11,14 +11,12 @@
 
 T=${FRING_EDGES_T:-20} # seconds for anything that should be quick
 
-ok() { echo "ok $CASE${1:+.$1}"; }
-fail() { echo "FAIL $CASE${1:+.$1}: $2"; }
-skip() { echo "skip $CASE${1:+.$1}: $2"; }
-check() { # SUB DETAIL-IF-FAILED COMMAND...
-	local sub=$1 detail=$2
-	shift 2
-	if "$@"; then ok "$sub"; else fail "$sub" "$detail"; fi
-}
+# ok SUB, fail SUB WHY, skip_check SUB WHY, check SUB WHY COMMAND...: print
+# "ok CASE.SUB" ("ok CASE" for an empty SUB), ... (tests/lib/check.sh);
+# edges.sh counts the lines
+# shellcheck source-path=SCRIPTDIR source=../lib/check.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
+CHECK_CASE=$CASE
 
 # The mount table, as this process sees it (field 5: the mount point, after
 # " - ": the type). The last line for a path is the mount on top.

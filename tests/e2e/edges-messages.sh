@@ -151,7 +151,7 @@ run_bg() {
 settled() { grep -q 'mounted .*, transport ' "$DLOG" || dead "$DPID"; }
 
 case_memlock_user() {
-	have_setpriv || { skip "" "no setpriv, or nobody cannot run $MEMFS"; return; }
+	have_setpriv || { skip_check "" "no setpriv, or nobody cannot run $MEMFS"; return; }
 	local o t want charged pt asked out
 	o=$(memlock_opts)
 	charged=$(rings_charged)
@@ -225,7 +225,7 @@ case_memlock_user() {
 }
 
 case_memlock_exact() {
-	command -v setpriv >/dev/null || { skip "" "no setpriv"; return; }
+	command -v setpriv >/dev/null || { skip_check "" "no setpriv"; return; }
 	if ! uring_on; then
 		# nothing to weigh: dev is never refused for RLIMIT_MEMLOCK
 		up "$D/m" fresh_exec "$(fresh_uid 1)" 0 "$MEMFS" -f -o transport=dev "$D/m" ||
@@ -390,7 +390,7 @@ case_clone_once() {
 	# dev's queues clone /dev/fuse (the ring's do not): 64 of them under
 	# 40 descriptors, on either tier. Without CAP_SYS_RESOURCE, or memfs
 	# would raise the limit to fs.nr_open (it does where it can).
-	command -v setpriv >/dev/null || { skip "" "no setpriv"; return; }
+	command -v setpriv >/dev/null || { skip_check "" "no setpriv"; return; }
 	up "$D/m" bash -c 'ulimit -n 40 && exec setpriv --bounding-set=-sys_resource --inh-caps=-sys_resource -- "$@"' - \
 		"$MEMFS" -f -o transport=dev,queues=64 "$D/m" ||
 		{ fail mounted "$(cat "$DLOG")"; return; }

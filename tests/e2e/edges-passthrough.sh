@@ -240,7 +240,7 @@ consistent() { # RC NAME
 # made with the last descriptor and could not be looked up after.
 case_create_emfile() {
 	local lim wrong n_fail out
-	command -v prlimit >/dev/null || { skip "" "no prlimit"; return; }
+	command -v prlimit >/dev/null || { skip_check "" "no prlimit"; return; }
 	tmpfs_at "$D/s"
 	start_pt "$D/s" "$D/m" || { fail "" "did not mount: $(cat "$DLOG")"; return; }
 	check_transport
@@ -285,8 +285,8 @@ case_create_emfile() {
 #    timing, none must be left.)
 case_nodes_emfile() {
 	local lim holder op name out rc wrong= i ok_n=0 fail_n=0 t_end
-	command -v prlimit >/dev/null || { skip "" "no prlimit"; return; }
-	command -v setpriv >/dev/null || { skip "" "no setpriv"; return; }
+	command -v prlimit >/dev/null || { skip_check "" "no prlimit"; return; }
+	command -v setpriv >/dev/null || { skip_check "" "no setpriv"; return; }
 	tmpfs_at "$D/s"
 	echo data >"$D/s/f"
 	start_daemon "$D/m" setpriv --bounding-set -sys_resource --inh-caps -sys_resource -- \
@@ -300,7 +300,7 @@ case_nodes_emfile() {
 	stat "$D/m/f" >/dev/null
 	lim=$(($(fd_count "$DPID") + 8))
 	if ((lim > 319)); then
-		skip "" "the daemon has $((lim - 8)) descriptors at start; the case needs it below 312"
+		skip_check "" "the daemon has $((lim - 8)) descriptors at start; the case needs it below 312"
 		return
 	fi
 	prlimit --pid "$DPID" --nofile="$lim:$lim" || { fail "" "prlimit failed"; return; }
@@ -397,7 +397,7 @@ case_source_removed() {
 	term_ends "$D/m"
 }
 
-have_rfs() { [[ -x $RFS ]] || { skip "" "no remotefs at $RFS"; return 1; }; }
+have_rfs() { [[ -x $RFS ]] || { skip_check "" "no remotefs at $RFS"; return 1; }; }
 
 case_remotefs_inside_src() {
 	have_rfs || return

@@ -275,7 +275,7 @@ case_usr1_every_thread() {
 # B mounts, serves and reports the statistics it was asked for.
 case_usr1_early() {
 	local apid conn i
-	fusectl || { skip "" "no fusectl"; return; }
+	fusectl || { skip_check "" "no fusectl"; return; }
 	start_memfs "$D/a" entry_timeout=0 attr_timeout=0 negative_timeout=0 ||
 		{ fail "" "memfs A did not mount: $(cat "$DLOG")"; return; }
 	apid=$DPID conn=$(conn_of "$D/a")
@@ -320,7 +320,7 @@ case_sighup() { ends_cleanly HUP; }
 # with status 0 and leaves no mount, instead of dying of the signal.
 case_sigterm_early() {
 	local apid conn rc
-	fusectl || { skip "" "no fusectl"; return; }
+	fusectl || { skip_check "" "no fusectl"; return; }
 	start_memfs "$D/a" entry_timeout=0 attr_timeout=0 negative_timeout=0 ||
 		{ fail "" "memfs A did not mount: $(cat "$DLOG")"; return; }
 	apid=$DPID conn=$(conn_of "$D/a")
@@ -352,7 +352,7 @@ case_sigterm_early() {
 # get their default action back before the unmount: a dead mount).
 case_sigterm_repeated() {
 	local apid conn st i
-	fusectl || { skip "" "no fusectl"; return; }
+	fusectl || { skip_check "" "no fusectl"; return; }
 	start_memfs "$D/a" entry_timeout=0 attr_timeout=0 negative_timeout=0 ||
 		{ fail "" "memfs A did not mount: $(cat "$DLOG")"; return; }
 	apid=$DPID conn=$(conn_of "$D/a")
@@ -520,8 +520,8 @@ case_missing_dir() {
 # A directory the daemon cannot write (a read-only tmpfs of the case's own):
 # the same, before mounting.
 case_readonly_dir() {
-	tmpfs_at "$D/ro" || { skip "" "cannot mount a tmpfs"; return; }
-	mount -o remount,ro "$D/ro" || { skip "" "cannot remount it read-only"; return; }
+	tmpfs_at "$D/ro" || { skip_check "" "cannot mount a tmpfs"; return; }
+	mount -o remount,ro "$D/ro" || { skip_check "" "cannot remount it read-only"; return; }
 	refused "--stats-file $D/ro/stats.json: cannot create a file in $D/ro: Read-only file system" \
 		--stats-file="$D/ro/stats.json"
 }

@@ -300,7 +300,7 @@ as_user() { setpriv --reuid="$NOBODY" --regid="$NOBODY" --clear-groups -- "$@"; 
 in_user_ns() { # the case in a namespace: edges.sh --one unmount CASE_ns
 	local t
 	for t in setpriv fusermount3 unshare; do
-		command -v "$t" >/dev/null || { skip "" "needs $t"; return; }
+		command -v "$t" >/dev/null || { skip_check "" "needs $t"; return; }
 	done
 	if [[ $TRANSPORT == zerocopy ]]; then
 		# only CAP_SYS_ADMIN may have zerocopy: on this rung a user's

@@ -18,6 +18,8 @@
 # a skip fails when FRING_E2E_NO_SKIP=1. Needs root (77 otherwise).
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=../lib/check.sh
+source "$here/../lib/check.sh"
 
 if [[ ${1:-} == --one ]]; then
 	# one case: edges.sh --one PART CASE (the rest from the environment)
@@ -37,11 +39,7 @@ fi
 PART=$1 TRANSPORT=$2
 abs() { [[ $1 == - ]] && echo - || realpath "$1"; }
 MEMFS=$(abs "$3") PT=$(abs "$4") PROBE=$(abs "$5")
-if [[ $(id -u) != 0 || ! -c /dev/fuse ]]; then
-	echo "SKIP: edges.sh needs root and /dev/fuse"
-	[[ ${FRING_E2E_NO_SKIP:-0} == 1 ]] && exit 1
-	exit 77
-fi
+[[ $(id -u) == 0 && -c /dev/fuse ]] || skip "edges.sh needs root and /dev/fuse"
 [[ -r $here/edges-$PART.sh ]] || { echo "edges: no part $PART" >&2; exit 1; }
 # shellcheck disable=SC1090
 source "$here/edges-$PART.sh"
@@ -83,7 +81,4 @@ if awk -v d="$EDGES_TMP/" 'index($5, d) == 1 { f = 1 } END { exit !f }' /proc/se
 		sort -r | while read -r m; do umount -l "$m" 2>/dev/null; done
 fi
 rm -rf "$EDGES_TMP" 2>/dev/null || :
-echo "$passed passed, $failed failed, $skipped skipped"
-[[ $failed == 0 ]] || exit 1
-[[ $skipped != 0 && ${FRING_E2E_NO_SKIP:-0} == 1 ]] && exit 1
-exit 0
+check_done

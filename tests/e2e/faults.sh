@@ -22,16 +22,13 @@
 set -uo pipefail
 # shellcheck source-path=SCRIPTDIR source=stats.sh
 source "$(dirname "${BASH_SOURCE[0]}")/stats.sh"
+# shellcheck source-path=SCRIPTDIR source=../lib/check.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 
 [[ $# == 4 ]] || { echo "usage: $0 TRANSPORT MEMFS PASSTHROUGH FAULT_IO" >&2; exit 1; }
 T=$1 MEMFS=$2 PT=$3 FIO=$4
 WAIT=${FRING_E2E_WAIT:-30}
 
-skip() {
-	echo "SKIP: $*"
-	[[ ${FRING_E2E_NO_SKIP:-0} == 1 ]] && { echo "FRING_E2E_NO_SKIP=1: a skip counts as a failure"; exit 1; }
-	exit 77
-}
 [[ $(id -u) == 0 ]] || skip "faults.sh mounts: it needs root"
 [[ -c /dev/fuse ]] || skip "no /dev/fuse"
 
@@ -40,9 +37,6 @@ if [[ $T == uring && $(cat /sys/module/fuse/parameters/enable_uring 2>/dev/null)
 	skip "uring: /sys/module/fuse/parameters/enable_uring is not Y (run through with-uring.sh)"
 fi
 
-passed=0 failed=0
-ok() { echo "ok $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
 
 TMP=$(mktemp -d /tmp/fring-faults.XXXXXX)
 chmod 755 "$TMP"
@@ -328,5 +322,4 @@ if start store_short passthrough "" "transport=$T,cache=never,fault=short:3"; th
 	log_has store_short "fault injected: write 3"
 fi
 
-echo "$passed passed, $failed failed"
-[[ $failed == 0 ]]
+check_done

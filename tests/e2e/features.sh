@@ -27,13 +27,15 @@
 # The kernel must offer each (the host's 6.18 does); a kernel that does not
 # gets "NOT OFFERED: " and exit 77.
 #
-# Exit 0 pass, 1 fail, 77 skip. Root only. TRANSPORT uring needs enable_uring
+# Exit 0 pass, 1 fail, 77 skip or NOT OFFERED (tests/lib/check.sh). Root only. TRANSPORT uring needs enable_uring
 # on (tests/e2e/with-uring.sh). FRING_E2E_WAIT: seconds for what should be
 # quick (a mount, a stats file after SIGUSR1, a FORGET, an exit), 30;
 # polled, so waited for in full only when it fails.
 set -uo pipefail
 # shellcheck source-path=SCRIPTDIR source=stats.sh
 source "$(dirname "${BASH_SOURCE[0]}")/stats.sh"
+# shellcheck source-path=SCRIPTDIR source=../lib/check.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 
 [[ $# -eq 3 ]] || { echo "usage: $0 MEMFS TRANSPORT FSX" >&2; exit 1; }
 MEMFS=$1
@@ -41,23 +43,12 @@ TRANSPORT=$2
 FSX=$3
 WAIT=${FRING_E2E_WAIT:-30}
 
-skip() {
-	echo "SKIP: $*"
-	[[ ${FRING_E2E_NO_SKIP:-0} == 1 ]] && exit 1
-	exit 77
-}
 [[ $(id -u) == 0 ]] || skip "features.sh mounts and switches users: it needs root"
 [[ -c /dev/fuse ]] || skip "no /dev/fuse"
 for t in setfacl getfacl setpriv unshare taskset; do
 	command -v $t >/dev/null || skip "no $t (scripts/setup-deps.sh installs it)"
 done
 
-passed=0
-failed=0
-ok() { echo "ok $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
-# check NAME EXPECTED GOT
-check() { if [[ $2 == "$3" ]]; then ok "$1"; else fail "$1" "expected $2 got $3"; fi; }
 
 TMP=$(mktemp -d /tmp/fring-features.XXXXXX)
 chmod 755 "$TMP"
@@ -105,8 +96,7 @@ start() {
 		local lacks
 		lacks=$(grep -o 'does not offer capabilities 0x[0-9a-f]*' "$TMP/$name.log")
 		if [[ -n $lacks ]]; then
-			echo "NOT OFFERED: $name (-o $opts): the kernel $lacks ($(grep -o 'FUSE 7\.[0-9]*' "$TMP/$name.log"))"
-			exit 77
+			not_offered "$name (-o $opts): the kernel $lacks ($(grep -o 'FUSE 7\.[0-9]*' "$TMP/$name.log"))"
 		fi
 		return 0
 	fi
@@ -142,10 +132,10 @@ stop() {
 		wait "$pid"
 	else
 		wait "$pid"
-		check "$name.exit" 0 $?
+		check_eq "$name.exit" 0 $?
 	fi
 	pid=
-	check "$name.transport" "$TRANSPORT" "$(stats_get "$TMP/$name.json" transport)"
+	check_eq "$name.transport" "$TRANSPORT" "$(stats_get "$TMP/$name.json" transport)"
 }
 
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
@@ -163,16 +153,16 @@ exec 3>>"$MNT/f"
 m0=$(stat -c %Y.%N "$MNT/f" 2>/dev/null || stat -c %y "$MNT/f")
 sleep 0.05
 printf 'tail' >&3
-check wb.size_at_once 3000004 "$(stat -c %s "$MNT/f")"
+check_eq wb.size_at_once 3000004 "$(stat -c %s "$MNT/f")"
 m1=$(stat -c %y "$MNT/f")
 [[ $m1 != "$(stat -c %y "$TMP/back")" && $m1 != "$m0" ]] && ok wb.mtime_moved || fail wb.mtime_moved "expected a new mtime after the write, got $m1 (was $m0)"
 exec 3>&-
-check wb.tail "tail" "$(dd if="$MNT/f" bs=4096 skip=732 iflag=direct status=none | tail -c 4)"
+check_eq wb.tail "tail" "$(dd if="$MNT/f" bs=4096 skip=732 iflag=direct status=none | tail -c 4)"
 snap
 [[ $(count by_opcode.WRITE) -gt 0 ]] && ok wb.writes_sent || fail wb.writes_sent "expected WRITE requests"
 "$FSX" "$MNT" --ops 5000 --seed 11 --size 262144 >"$TMP/fsx.out" 2>&1
 rc=$?
-check wb.fsx 0 "$rc"
+check_eq wb.fsx 0 "$rc"
 [[ $rc == 0 ]] || tail -n 5 "$TMP/fsx.out" | sed 's/^/# /'
 stop
 
@@ -208,7 +198,9 @@ requests() {
 	snap
 	echo $(($(count "by_opcode.$op") - n0))
 }
+# shellcheck disable=SC2317 # (run through requests)
 write4m() { dd if=/dev/zero of="$MNT/big" bs=4M count=1 status=none; }
+# shellcheck disable=SC2317 # (run through requests)
 read4m() { dd if="$MNT/big" of=/dev/null bs=4M iflag=direct status=none; }
 tm='2020-01-01 00:00:00.123456789'
 
@@ -224,34 +216,34 @@ readdir_counts() {
 }
 mount -t tmpfs -o mode=755 none "$TMPFS"
 tmpfs_kp=$(killpriv "$TMPFS" | xargs)
-check killpriv.tmpfs "1 777 0 777" "$tmpfs_kp"
+check_eq killpriv.tmpfs "1 777 0 777" "$tmpfs_kp"
 
 start rdauto readdirplus=auto,time_gran=1000 || exit 1
 mkentries
 read -r n plain plus < <(readdir_counts)
-check rdauto.entries 202 "$n"
+check_eq rdauto.entries 202 "$n"
 [[ $plus -ge 1 && $plain -ge 1 ]] && ok rdauto.plus_then_plain || fail rdauto.plus_then_plain "expected READDIRPLUS then READDIR, got $plus and $plain"
-check killpriv_v2.as_tmpfs "$tmpfs_kp" "$(killpriv "$MNT" | xargs)"
+check_eq killpriv_v2.as_tmpfs "$tmpfs_kp" "$(killpriv "$MNT" | xargs)"
 snap
 # control for no_open: every open is sent
 o0=$(count by_opcode.OPEN)
 for _ in 1 2 3; do cat "$MNT/kp" >/dev/null; done
 snap
-check open.sent_each_time 3 $(($(count by_opcode.OPEN) - o0))
+check_eq open.sent_each_time 3 $(($(count by_opcode.OPEN) - o0))
 # max_pages control: the library's 256 pages (max_write 1 MiB): 4 WRITEs
 w=$(requests WRITE write4m)
 [[ $w -ge 4 && $w -lt 32 ]] && ok max_pages.control || fail max_pages.control "expected 4 to 31 WRITEs of 4 MiB with 256 pages, got $w"
 touch -d "$tm" "$MNT/t2" "$TMPFS/t2"
-check time_gran.micro 123456000 "$(frac "$MNT/t2")"
-check time_gran.tmpfs_control 123456789 "$(frac "$TMPFS/t2")"
+check_eq time_gran.micro 123456000 "$(frac "$MNT/t2")"
+check_eq time_gran.tmpfs_control 123456789 "$(frac "$TMPFS/t2")"
 stop
 
 start rdno readdirplus=no,killpriv_v2=0,max_pages=32,time_gran=1000000000 || exit 1
 mkentries
 read -r n plain plus < <(readdir_counts)
-check rdno.entries 202 "$n"
+check_eq rdno.entries 202 "$n"
 [[ $plus == 0 && $plain -ge 2 ]] && ok rdno.plain_only || fail rdno.plain_only "expected READDIR only, got $plus READDIRPLUS and $plain READDIR"
-check killpriv_v1.as_tmpfs "$tmpfs_kp" "$(killpriv "$MNT" | xargs)"
+check_eq killpriv_v1.as_tmpfs "$tmpfs_kp" "$(killpriv "$MNT" | xargs)"
 # 4 MiB in 128 KiB requests: 32 (more if the writer's pages came apart)
 w=$(requests WRITE write4m)
 r=$(requests READ read4m)
@@ -259,31 +251,31 @@ r=$(requests READ read4m)
 [[ $r -ge 32 ]] && ok max_pages.read_size || fail max_pages.read_size "expected >= 32 READs of 128 KiB for 4 MiB, got $r"
 touch "$MNT/t"
 touch -d "$tm" "$MNT/t2"
-check time_gran.created 000000000 "$(frac "$MNT/t")"
-check time_gran.utimens 000000000 "$(frac "$MNT/t2")"
+check_eq time_gran.created 000000000 "$(frac "$MNT/t")"
+check_eq time_gran.utimens 000000000 "$(frac "$MNT/t2")"
 stop
 
 start rdyes readdirplus=yes,no_open || exit 1
 mkentries
 read -r n plain plus < <(readdir_counts)
-check rdyes.entries 202 "$n"
+check_eq rdyes.entries 202 "$n"
 [[ $plain == 0 && $plus -ge 2 ]] && ok rdyes.plus_only || fail rdyes.plus_only "expected READDIRPLUS only, got $plus READDIRPLUS and $plain READDIR"
 printf 'a longer first content\n' >"$MNT/no"
 for _ in 1 2 3; do cat "$MNT/no" >/dev/null; done
 ls "$MNT/d" >/dev/null
 ls "$MNT" >/dev/null
 printf 'short\n' >"$MNT/no" # O_TRUNC with no OPEN to do it
-check no_open.trunc "short" "$(cat "$MNT/no")"
+check_eq no_open.trunc "short" "$(cat "$MNT/no")"
 # no RELEASE comes any more: an unlinked file must still be freed (memfs's
 # free inode count, statfs, back where it was once the kernel forgets it)
 free0=$(stat -f -c %d "$MNT")
 printf x >"$MNT/gone" && cat "$MNT/gone" >/dev/null && rm "$MNT/gone"
 # (the FORGET comes when the kernel drops the inode, after rm returned)
 for _ in $(seq $((WAIT * 20))); do [[ $(stat -f -c %d "$MNT") == "$free0" ]] && break; sleep 0.05; done
-check no_open.unlinked_freed "$free0" "$(stat -f -c %d "$MNT")"
+check_eq no_open.unlinked_freed "$free0" "$(stat -f -c %d "$MNT")"
 snap
-check no_open.open_once 1 "$(count by_opcode.OPEN)"
-check no_open.opendir_once 1 "$(count by_opcode.OPENDIR)"
+check_eq no_open.open_once 1 "$(count by_opcode.OPEN)"
+check_eq no_open.opendir_once 1 "$(count by_opcode.OPENDIR)"
 stop
 
 # ------------------------------------------------------------ parallel_dirops
@@ -325,7 +317,7 @@ lookups_at_once 3
 stop
 on=$(held_at_once pdon) off=$(held_at_once pdoff)
 echo "# lookups in memfs at once: ${on:-?} with parallel_dirops, ${off:-?} without"
-check parallel_dirops.control_serial 1 "$off"
+check_eq parallel_dirops.control_serial 1 "$off"
 if [[ $(nproc) -ge 2 ]]; then
 	[[ ${on:-0} -ge 2 ]] && ok parallel_dirops.overlap || fail parallel_dirops.overlap "expected 2 or more lookups in memfs at once, got ${on:-none}"
 fi
@@ -378,13 +370,12 @@ supp_script() {
 	mkdir -m 0771 "$1/g" && chown 0:4242 "$1/g"
 	setpriv --reuid=65534 --regid=65534 --groups=4242 sh -c "touch '$1/g/f' && mkdir '$1/g/d'" 2>&1 && stat -c '%U:%G' "$1/g/f" "$1/g/d"
 }
-check supp_group.tmpfs "nobody:nogroup nobody:nogroup" "$(supp_script "$TMPFS" | xargs)"
+check_eq supp_group.tmpfs "nobody:nogroup nobody:nogroup" "$(supp_script "$TMPFS" | xargs)"
 start supp supp_group unshare --pid --fork || exit 1
-check supp_group.create "nobody:nogroup nobody:nogroup" "$(supp_script "$MNT" | xargs)"
+check_eq supp_group.create "nobody:nogroup nobody:nogroup" "$(supp_script "$MNT" | xargs)"
 stop
 start nosupp supp_group=0 unshare --pid --fork || exit 1
 supp_script "$MNT" >/dev/null 2>&1 && fail supp_group.control "expected EACCES without supp_group" || ok supp_group.control
 stop
 
-echo "$passed passed, $failed failed"
-[[ $failed == 0 ]]
+check_done

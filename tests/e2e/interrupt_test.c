@@ -66,6 +66,7 @@ static void t_open(fring_req_t *req, fring_ino_t ino, struct fring_file *fi)
 {
 	(void)ino;
 	fi->direct_io = 1; /* every read reaches us */
+	fi->zero_copy = 1; /* zerocopy: the READ interrupted is zero-copied */
 	fring_reply_open(req, fi);
 }
 
@@ -212,6 +213,11 @@ int main(int argc, char *argv[])
 	  (unsigned long long)st.handler_bugs);
 	T(st.by_opcode[36] >= 1, "interrupt_counted",
 	  "expected an INTERRUPT in the stats");
+	/* the open asked for zero-copy: the READ interrupted was one */
+	if (!strcmp(transport, "zerocopy"))
+		T(st.zero_copy_reads > 0, "read_zero_copied",
+		  "%llu zero-copied READs",
+		  (unsigned long long)st.zero_copy_reads);
 	fring_session_destroy(se);
 	rmdir(mnt);
 	return chk_finish();

@@ -30,17 +30,14 @@ source "$(dirname "${BASH_SOURCE[0]}")/stats.sh"
 # (for DEAD_RE and dead_answer: what a dead mount answers)
 # shellcheck source-path=SCRIPTDIR source=mount-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/mount-lib.sh"
+# shellcheck source-path=SCRIPTDIR source=../lib/check.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 
 [[ $# -eq 1 ]] || { echo "usage: $0 MEMFS" >&2; exit 1; }
 MEMFS=$1
 
-skip_all() {
-	echo "SKIP: $*"
-	[[ ${FRING_E2E_NO_SKIP:-0} == 1 ]] && exit 1
-	exit 77
-}
-[[ $(id -u) == 0 ]] || skip_all "lifecycle.sh needs root"
-[[ -c /dev/fuse ]] || skip_all "no /dev/fuse"
+[[ $(id -u) == 0 ]] || skip "lifecycle.sh needs root"
+[[ -c /dev/fuse ]] || skip "no /dev/fuse"
 [[ -x $MEMFS ]] || { echo "lifecycle: $MEMFS is not an executable"; exit 1; }
 MEMFS=$(realpath "$MEMFS")
 
@@ -52,26 +49,6 @@ NOBODY_GID=${FRING_E2E_NONROOT_GID:-65534}
 # it fails, so generous for a loaded machine (the vm tier may give more)
 T=${FRING_E2E_LIFECYCLE_SECONDS:-20}
 
-passed=0
-failed=0
-skipped=0
-ok() {
-	echo "ok $1"
-	passed=$((passed + 1))
-}
-fail() {
-	echo "FAIL $1: $2"
-	failed=$((failed + 1))
-}
-skip() {
-	echo "skip $1: $2"
-	skipped=$((skipped + 1))
-}
-check() { # NAME DETAIL-IF-FAILED COMMAND...
-	local name=$1 detail=$2
-	shift 2
-	if "$@"; then ok "$name"; else fail "$name" "$detail"; fi
-}
 
 TMP=$(mktemp -d /tmp/fring-lifecycle.XXXXXX)
 chmod 755 "$TMP"
@@ -151,17 +128,17 @@ as_user() {
 part_a() {
 	local dir=$TMP/a/mnt out pid rc
 	if ! command -v fusermount3 >/dev/null; then
-		skip lifecycle.nonroot "no fusermount3"
+		skip_check lifecycle.nonroot "no fusermount3"
 		return
 	fi
 	if ! command -v setpriv >/dev/null; then
-		skip lifecycle.nonroot "no setpriv"
+		skip_check lifecycle.nonroot "no setpriv"
 		return
 	fi
 	mkdir -p "$dir"
 	chown -R "$NOBODY_UID:$NOBODY_GID" "$TMP/a"
 	if ! as_user test -x "$MEMFS"; then
-		skip lifecycle.nonroot "uid $NOBODY_UID cannot execute $MEMFS (a parent directory is not searchable)"
+		skip_check lifecycle.nonroot "uid $NOBODY_UID cannot execute $MEMFS (a parent directory is not searchable)"
 		return
 	fi
 	# fusermount3 opens /dev/fuse as the user: distributions make it 0666,
@@ -185,7 +162,7 @@ part_a() {
 	# with user_allow_other in /etc/fuse.conf, and libfring says so
 	# before fusermount3 would refuse
 	if grep -qx '[[:space:]]*user_allow_other[[:space:]]*' /etc/fuse.conf 2>/dev/null; then
-		skip lifecycle.nonroot_allow_other_refused "/etc/fuse.conf has user_allow_other"
+		skip_check lifecycle.nonroot_allow_other_refused "/etc/fuse.conf has user_allow_other"
 	else
 		out=$(as_user timeout $T "$MEMFS" -f ${FRING_E2E_OPTS:+-o "$FRING_E2E_OPTS"} -o allow_other "$dir" 2>&1) && rc=0 || rc=$?
 		check lifecycle.nonroot_allow_other_refused "expected exit 1 naming user_allow_other got rc $rc: $out" \
@@ -251,7 +228,7 @@ part_b() {
 	fi
 	# fring_main() mounts with default_permissions unless told otherwise
 	if [[ ,${FRING_E2E_OPTS:-}, == *,no_default_permissions,* ]]; then
-		skip lifecycle.default_permissions "FRING_E2E_OPTS has no_default_permissions"
+		skip_check lifecycle.default_permissions "FRING_E2E_OPTS has no_default_permissions"
 	else
 		check lifecycle.default_permissions "expected default_permissions in the mount's options" \
 			grep -q "$dir .*default_permissions" /proc/self/mountinfo
@@ -436,13 +413,4 @@ part_e
 part_f
 part_g
 
-if [[ $skipped != 0 ]]; then
-	echo "$passed passed, $failed failed, $skipped skipped"
-	if [[ ${FRING_E2E_NO_SKIP:-0} == 1 ]]; then
-		echo "FRING_E2E_NO_SKIP=1: a skip counts as a failure"
-		exit 1
-	fi
-else
-	echo "$passed passed, $failed failed"
-fi
-[[ $failed == 0 ]]
+check_done

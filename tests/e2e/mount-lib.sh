@@ -3,7 +3,8 @@
 # Shell helpers of the scripts that end sessions (teardown.sh,
 # tests/stress/faults.sh), sourced after setting MNT (the mountpoint) and T
 # (seconds to wait for anything). Bash, awk and busybox-level tools only:
-# the vm tier runs teardown.sh in its guest.
+# the vm tier runs teardown.sh in its guest. uring_on skips with
+# tests/lib/check.sh's skip, which the caller has sourced.
 
 # (no mountpoint(1): busybox, in the vm guest, has none)
 is_mounted() { awk -v m="$1" '$5 == m {f=1} END {exit !f}' /proc/self/mountinfo; }
@@ -54,13 +55,13 @@ fusectl() {
 	dev=$(stat -c %d "$MNT" 2>/dev/null) || return 1
 	echo "/sys/fs/fuse/connections/$((dev & 0xff | (dev >> 12 & ~0xff)))"
 }
-# The fuse module's enable_uring switch on when TRANSPORT is uring (the
-# caller's skip_all when it cannot be); uring_restore puts it back.
+# The fuse module's enable_uring switch on when TRANSPORT is uring (a skip,
+# check.sh's, when it cannot be); uring_restore puts it back.
 uring_on() { # TRANSPORT
 	PARAM=/sys/module/fuse/parameters/enable_uring
 	old_param=
 	[[ $1 == uring ]] || return 0
-	[[ -w $PARAM ]] || skip_all "no $PARAM"
+	[[ -w $PARAM ]] || skip "no $PARAM: this kernel has no FUSE-over-io_uring"
 	old_param=$(cat "$PARAM")
 	echo Y >"$PARAM"
 }

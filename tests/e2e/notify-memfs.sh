@@ -16,13 +16,10 @@ TRANSPORT=$2
 T=${FRING_E2E_WAIT:-30}
 # shellcheck source-path=SCRIPTDIR source=mount-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/mount-lib.sh"
+# shellcheck source-path=SCRIPTDIR source=../lib/check.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 
-skip_all() {
-	echo "SKIP: $*"
-	[[ ${FRING_E2E_NO_SKIP:-0} == 1 ]] && exit 1
-	exit 77
-}
-[[ $(id -u) == 0 ]] || skip_all "needs root to mount"
+[[ $(id -u) == 0 ]] || skip "needs root to mount"
 uring_on "$TRANSPORT"
 
 TMP=$(mktemp -d /tmp/fring-notify.XXXXXX)
@@ -31,6 +28,7 @@ FIFO=$TMP/remote
 LOG=$TMP/memfs.log
 mkdir "$MNT"
 pid=
+# shellcheck disable=SC2317 # (run by the trap)
 cleanup() {
 	is_mounted "$MNT" && umount -l "$MNT"
 	[[ -n $pid ]] && { kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; }
@@ -39,16 +37,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-passed=0 failed=0
-check() { # NAME WANT GOT
-	if [[ $2 == "$3" ]]; then
-		echo "ok $1"
-		passed=$((passed + 1))
-	else
-		echo "FAIL $1: expected '$2' got '$3'"
-		failed=$((failed + 1))
-	fi
-}
 
 "$MEMFS" -f -o "transport=$TRANSPORT,entry_timeout=1000,attr_timeout=1000,remote=$FIFO" \
 	"$MNT" 2>"$LOG" &
@@ -61,8 +49,7 @@ mounted || { cat "$LOG"; echo "FAIL mount"; exit 1; }
 sent=0
 remote() {
 	if ! timeout -k 2 "$T" sh -c 'echo "$1" >"$2"' - "$*" "$FIFO"; then
-		echo "FAIL remote.sent: expected memfs to read \"$*\" from $FIFO within $T s"
-		failed=$((failed + 1))
+		fail remote.sent "expected memfs to read \"$*\" from $FIFO within $T s"
 		return
 	fi
 	sent=$((sent + 1))
@@ -86,31 +73,30 @@ done
 
 remote quiet write /q.data 4 NEW
 remote write /n.data 4 NEW
-check write.quiet_stale "old contents q" "$(cat "$MNT/q.data")"
-check write.notified "old NEWtents n" "$(cat "$MNT/n.data")"
+check_eq write.quiet_stale "old contents q" "$(cat "$MNT/q.data")"
+check_eq write.notified "old NEWtents n" "$(cat "$MNT/n.data")"
 
 remote quiet store /q.store 0 STORED
 remote store /n.store 0 STORED
-check store.quiet_stale "old contents q" "$(cat "$MNT/q.store")"
-check store.notified "STOREDntents n" "$(cat "$MNT/n.store")"
+check_eq store.quiet_stale "old contents q" "$(cat "$MNT/q.store")"
+check_eq store.notified "STOREDntents n" "$(cat "$MNT/n.store")"
 
 remote quiet rename /q.name q.renamed
 remote rename /n.name n.renamed
-check rename.quiet_old_name_stale "q" "$(cat "$MNT/q.name" 2>&1)"
+check_eq rename.quiet_old_name_stale "q" "$(cat "$MNT/q.name" 2>&1)"
 [[ -e $MNT/n.name ]] && got=present || got=absent
-check rename.notified_old_name absent "$got"
-check rename.notified_new_name "n" "$(cat "$MNT/n.renamed" 2>&1)"
+check_eq rename.notified_old_name absent "$got"
+check_eq rename.notified_new_name "n" "$(cat "$MNT/n.renamed" 2>&1)"
 
 remote quiet unlink /q.gone
 remote unlink /n.gone
 [[ -e $MNT/q.gone ]] && got=present || got=absent
-check unlink.quiet_stale present "$got"
+check_eq unlink.quiet_stale present "$got"
 [[ -e $MNT/n.gone ]] && got=present || got=absent
-check unlink.notified absent "$got"
+check_eq unlink.notified absent "$got"
 
-check all_notified 4 "$(grep -c 'notified: ok' "$LOG")"
+check_eq all_notified 4 "$(grep -c 'notified: ok' "$LOG")"
 timeout -k 2 "$T" umount "$MNT" || umount -l "$MNT"
-gone "$pid" || { echo "FAIL exit: memfs still running $T s after the unmount"; failed=$((failed + 1)); }
+gone "$pid" || fail exit "memfs still running $T s after the unmount"
 pid=
-echo "$passed passed, $failed failed"
-[[ $failed == 0 ]]
+check_done

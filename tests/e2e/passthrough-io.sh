@@ -13,11 +13,15 @@
 #
 # A kernel without FUSE_PASSTHROUGH (before 6.9, or built without it): the
 # daemon says "NOT OFFERED: ..." and serves the files itself; this script
-# repeats that line and exits 77 if TEST passed that way, 1 if not.
+# repeats that line and, if TEST passed that way, answers NOT OFFERED
+# (tests/lib/check.sh's not_offered: exit 77 where skips are allowed or the
+# vm tier expects it, else 1); 1 if TEST failed.
 set -euo pipefail
 PT=${1:?usage: passthrough-io.sh PASSTHROUGH TRANSPORT TEST [ARGS...]}
 TRANSPORT=$2
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=../lib/check.sh
+source "$here/../lib/check.sh"
 # shellcheck source=stats.sh
 source "$here/stats.sh"
 
@@ -30,14 +34,12 @@ FRING_E2E_OPTS="passthrough${FRING_E2E_OPTS:+,$FRING_E2E_OPTS}" \
 	"$here/run-passthrough.sh" "$@" 2>&1 | tee "$OUT" || rc=${PIPESTATUS[0]}
 [[ $rc == 0 || $rc == 77 ]] || exit "$rc"
 if grep -q '^NOT OFFERED: ' "$OUT"; then
-	grep -m1 '^NOT OFFERED: ' "$OUT"
-	exit 77
+	not_offered "$(grep -m1 '^NOT OFFERED: ' "$OUT" | sed 's/^NOT OFFERED: //')"
 fi
 [[ $rc == 0 ]] || exit "$rc"
 
 sed -n 's/^@@FRING-STATS \(.*\)@@$/\1/p' "$OUT" | tail -n 1 >"$STATS"
 max=${FRING_E2E_PT_MAX_RW:-0}
-bad=0
 for op in READ WRITE OPEN; do
 	n=$(stats_get "$STATS" "by_opcode.$op")
 	[[ $n == "(none)" ]] && n=0
@@ -47,18 +49,16 @@ for op in READ WRITE OPEN; do
 		continue
 	fi
 	if ((n <= max)); then
-		echo "ok passthrough.no_$op (by_opcode.$op = $n, at most $max)"
+		ok "passthrough.no_$op (by_opcode.$op = $n, at most $max)"
 	else
-		echo "FAIL passthrough.no_$op: expected by_opcode.$op <= $max got $n"
-		bad=1
+		fail "passthrough.no_$op" "expected by_opcode.$op <= $max got $n"
 	fi
 done
 # and the opens did go passthrough (the data moved, the test checked it)
 n=$(stats_get "$STATS" passthrough_opens)
 if [[ $n =~ ^[0-9]+$ ]] && ((n > 0)); then
-	echo "ok passthrough.opens (passthrough_opens = $n)"
+	ok "passthrough.opens (passthrough_opens = $n)"
 else
-	echo "FAIL passthrough.opens: expected passthrough_opens > 0 got $n"
-	bad=1
+	fail passthrough.opens "expected passthrough_opens > 0 got $n"
 fi
-exit "$bad"
+((failed == 0))

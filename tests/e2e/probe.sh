@@ -16,14 +16,12 @@
 #    RLIMIT_MEMLOCK: no zero-copy, no registered pool, auto -> bufpool;
 #  - bad command lines exit 2.
 set -uo pipefail
+# (meson copies this script and tests/lib into the build tree: the vm tier
+# names it there)
+# shellcheck source-path=SCRIPTDIR source=../lib/check.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 PROBE=${1:?usage: probe.sh FRING_PROBE}
 PARAM=/sys/module/fuse/parameters/enable_uring
-skip() { # WHY: exit 77, or 1 under FRING_E2E_NO_SKIP=1
-	echo "SKIP: $*"
-	[[ ${FRING_E2E_NO_SKIP:-0} == 1 ]] || exit 77
-	echo "FRING_E2E_NO_SKIP=1: a skip counts as a failure"
-	exit 1
-}
 if [[ $(id -u) != 0 ]]; then
 	skip "needs root (switches enable_uring)"
 fi
@@ -34,31 +32,24 @@ if [[ ! -e $PARAM ]] && ((kv < 6014)); then
 	# matrix): every ring rung refused for the kernel, auto -> dev
 	TMP=$(mktemp -d /tmp/fring-probe.XXXXXX)
 	trap 'rm -rf "$TMP"' EXIT
-	passed=0 failed=0
-	t() { # NAME DETAIL COMMAND...
-		local n=$1 d=$2
-		shift 2
-		if "$@"; then echo "ok $n"; passed=$((passed + 1)); else echo "FAIL $n: $d"; failed=$((failed + 1)); fi
-	}
 	NO_RING='refused: uring: this kernel has no FUSE-over-io_uring \(Linux 6\.14\+ with CONFIG_FUSE_IO_URING\)'
 	"$PROBE" >"$TMP/old" 2>&1
-	t old.exit0 "expected 0 got $?" test $? = 0
-	t old.abi "got \"$(grep '^FUSE ABI' "$TMP/old")\"" \
+	check old.exit0 "expected 0 got $?" test $? = 0
+	check old.abi "got \"$(grep '^FUSE ABI' "$TMP/old")\"" \
 		grep -qE '^FUSE ABI +< 7\.42 \(inferred from the kernel version' "$TMP/old"
 	for r in zerocopy bufpool-registered bufpool uring; do
-		t "old.${r}_refused" "got \"$(grep -E "^  $r " "$TMP/old")\"" \
+		check "old.${r}_refused" "got \"$(grep -E "^  $r " "$TMP/old")\"" \
 			grep -qE "^  $r +$NO_RING\$" "$TMP/old"
 	done
-	t old.auto_dev "got \"$(grep '^transport=auto' "$TMP/old")\"" \
+	check old.auto_dev "got \"$(grep '^transport=auto' "$TMP/old")\"" \
 		grep -qE '^transport=auto -> dev \(.*uring: kernel ABI < 7\.42\)$' "$TMP/old"
 	"$PROBE" -o transport=uring >"$TMP/uring" 2>&1
-	t old.asked_uring_exit1 "expected 1 got $?" test $? = 1
+	check old.asked_uring_exit1 "expected 1 got $?" test $? = 1
 	"$PROBE" --json >"$TMP/json" 2>&1
-	t old.json_exit0 "expected 0 got $?" test $? = 0
-	t old.json_auto "got $(cat "$TMP/json")" \
+	check old.json_exit0 "expected 0 got $?" test $? = 0
+	check old.json_auto "got $(cat "$TMP/json")" \
 		grep -qE '"auto":\{"asked":"auto","refused":false,"transport":"dev",' "$TMP/json"
-	echo "$passed passed, $failed failed"
-	exit $((failed ? 1 : 0))
+	check_done
 elif [[ ! -w $PARAM ]]; then
 	skip "no $PARAM: this kernel has no FUSE-over-io_uring"
 fi
@@ -75,21 +66,13 @@ fi
 
 old=$(cat "$PARAM")
 TMP=$(mktemp -d /tmp/fring-probe.XXXXXX)
+# shellcheck disable=SC2317 # (run by the trap)
 cleanup() {
 	echo "$old" >"$PARAM"
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
 
-passed=0 failed=0
-ok() { echo "ok $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
-# check NAME DETAIL COMMAND...: COMMAND's status decides
-check() {
-	local name=$1 detail=$2
-	shift 2
-	if "$@"; then ok "$name"; else fail "$name" "$detail"; fi
-}
 # run NAME ARGS...: fring-probe's stdout in $TMP/NAME, its status in $rc
 run() {
 	local name=$1
@@ -97,6 +80,7 @@ run() {
 	"$PROBE" "$@" >"$TMP/$name" 2>"$TMP/$name.err"
 	rc=$?
 }
+# shellcheck disable=SC2317 # (run through check)
 has() { grep -qE -- "$2" "$TMP/$1"; }
 line() { grep -E -- "$2" "$TMP/$1" | head -n1; }
 
@@ -251,5 +235,4 @@ run bad_opt -o transport=fast
 check usage.bad_transport "expected 2 got $rc" test "$rc" = 2
 check usage.bad_transport_says "got \"$(cat "$TMP/bad_opt.err")\"" has bad_opt.err 'transport=fast'
 
-echo "$passed passed, $failed failed"
-((failed == 0))
+check_done

@@ -25,6 +25,8 @@
 # As "remotefs.sh MNT --check SRC" it is the test run-suite.sh runs.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=../lib/check.sh
+source "$here/../lib/check.sh"
 LATENCY_MS=100
 # a queue per CPU (as the library picks): 16 small reads per queue, so that
 # answered on the queue threads they would take 16 latencies, and half as
@@ -33,10 +35,8 @@ QUEUES=$(getconf _NPROCESSORS_ONLN)
 SMALL=$((16 * QUEUES))
 WORKERS=$((SMALL / 2))
 
-check() { # MNT SRC PARALLEL_READ
-	local mnt=$1 src=$2 pread=$3 passed=0 failed=0 ms out files=()
-	ok() { echo "ok $1"; passed=$((passed + 1)); }
-	fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+check_remotefs() { # MNT SRC PARALLEL_READ
+	local mnt=$1 src=$2 pread=$3 ms out files=()
 
 	# names and attributes first, so that the reads ask only READs
 	ls -l "$mnt/small" >/dev/null
@@ -106,13 +106,11 @@ check() { # MNT SRC PARALLEL_READ
 	else
 		fail remotefs.enoent "expected $mnt/missing not to exist"
 	fi
-	echo "$passed passed, $failed failed"
-	[[ $failed == 0 ]]
+	check_done
 }
 
 if [[ ${2-} == --check ]]; then
-	check "$1" "$3" "$4"
-	exit
+	check_remotefs "$1" "$3" "$4"
 fi
 
 usage="usage: remotefs.sh REMOTEFS PARALLEL_READ TRANSPORT"

@@ -8,6 +8,8 @@
 # mount must be in the source, byte for byte (diff -r of a copy made through
 # the mount before unmounting against the source afterwards).
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=../lib/check.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 PT=${1:?usage: run-passthrough.sh PASSTHROUGH TRANSPORT TEST [ARGS...]}
 TRANSPORT=$2
 TEST=$3
@@ -54,9 +56,9 @@ FRING_E2E_FS_ARGS=$SRC "$here/run-suite.sh" "$PT" "$TRANSPORT" "$TMP/wrap.sh" "$
 (cd "$SRC" && find . -xdev -type f -print0 | sort -z | xargs -0 -r cat | md5sum) >"$TMP/source.md5"
 if diff -q "$TMP/through-mount.txt" "$TMP/source.txt" >/dev/null &&
 	diff -q "$TMP/through-mount.md5" "$TMP/source.md5" >/dev/null; then
-	echo "ok passthrough.source_tree_matches ($(wc -l <"$TMP/source.txt") entries)"
+	ok "passthrough.source_tree_matches ($(wc -l <"$TMP/source.txt") entries)"
 else
-	echo "FAIL passthrough.source_tree_matches: the source differs from what the mount showed"
+	fail passthrough.source_tree_matches "the source differs from what the mount showed"
 	diff "$TMP/through-mount.txt" "$TMP/source.txt" | head -20
 	[[ $rc == 0 ]] && rc=1
 fi

@@ -7,11 +7,15 @@
 #   -o transport=TRANSPORT,allow_other,default_permissions,dev[,$FRING_E2E_OPTS]
 # on a fresh directory, runs "TEST MOUNTPOINT ARGS...", unmounts, waits for
 # MEMFS to exit and checks its --stats-file (stats.sh): the transport is the
-# one asked for (unless "auto"), it answered requests, and
+# one asked for (unless "auto"; FRING_E2E_STATS_TRANSPORT names another, e.g.
+# dev for a ring that fell back), it answered requests, and
 # FRING_E2E_STATS_EXPECT holds; prints the stats as "@@FRING-STATS {...}@@".
 #
 # Exit status: the test's own; 1 if a check of this script failed; 77 (skip)
-# stays 77 unless FRING_E2E_NO_SKIP=1, which turns it into 1.
+# stays 77 unless FRING_E2E_NO_SKIP=1, which turns it into 1 (the policy of
+# tests/lib/check.sh). The checks the test itself skipped (a C program's
+# "skip NAME: why", e.g. O_TMPFILE on a kernel before 6.7) are counted in
+# the summary line and do not fail it: they say what the kernel lacks.
 # Environment: FRING_E2E_OPTS (more -o options), FRING_E2E_TIMEOUT (seconds
 # for TEST, 900), FRING_E2E_KEEP=1 (keep the temporary directory),
 # FRING_E2E_FS_ARGS (arguments before the mountpoint, e.g. a source
@@ -28,6 +32,8 @@
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=stats.sh
 source "$(dirname "${BASH_SOURCE[0]}")/stats.sh"
+# shellcheck source-path=SCRIPTDIR source=../lib/check.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 
 usage() {
 	echo "usage: $0 MEMFS TRANSPORT TEST [ARGS...]" >&2
@@ -39,16 +45,6 @@ MEMFS=$1
 TRANSPORT=$2
 TEST=$3
 shift 3
-
-no_skip=${FRING_E2E_NO_SKIP:-0}
-skip() {
-	echo "SKIP: $*"
-	if [[ $no_skip == 1 ]]; then
-		echo "FRING_E2E_NO_SKIP=1: a skip counts as a failure"
-		exit 1
-	fi
-	exit 77
-}
 
 [[ $(id -u) == 0 ]] || skip "run-suite.sh mounts with allow_other: it needs root"
 [[ -c /dev/fuse ]] || skip "no /dev/fuse"
@@ -64,17 +60,6 @@ if [[ $TRANSPORT == uring ]]; then
 	uring_old=$(cat "$URING_PARAM")
 	echo Y >"$URING_PARAM"
 fi
-
-passed=0
-failed=0
-ok() {
-	echo "ok $1"
-	passed=$((passed + 1))
-}
-fail() {
-	echo "FAIL $1: $2"
-	failed=$((failed + 1))
-}
 
 TMP=$(mktemp -d /tmp/fring-e2e.XXXXXX)
 # the non-root part of the tests must be able to walk down to the mountpoint
@@ -156,8 +141,7 @@ done
 if [[ $mounted != 1 ]]; then
 	fail run-suite.mount "expected $MNT in /proc/self/mountinfo within $WAIT s got none"
 	show_log
-	echo "$passed passed, $failed failed"
-	exit 1
+	check_done
 fi
 ok run-suite.mount
 
@@ -211,7 +195,7 @@ fi
 sed -n '/mounted /s/^/# fs: /p' "$LOG"
 # a feature the kernel lacks (e.g. passthrough-io.sh reads this line)
 grep '^NOT OFFERED: ' "$LOG" || true
-stats_checks "$STATS" "$TRANSPORT" run-suite || show_log
+stats_checks "$STATS" "${FRING_E2E_STATS_TRANSPORT:-$TRANSPORT}" run-suite || show_log
 
 # a summary line that adds our checks to the test's
 t_pass=0 t_fail=0 t_skip=0
@@ -225,24 +209,16 @@ failed=$((failed + t_fail))
 if [[ $test_rc == 77 ]]; then
 	t_skip=$((t_skip + 1))
 fi
+skipped=$((skipped + t_skip))
 if [[ $test_rc != 0 && $test_rc != 77 && $t_fail == 0 ]]; then
 	# the test died without reporting its failure
-	echo "FAIL run-suite.test_exit: expected $TEST to exit 0 got $test_rc"
-	failed=$((failed + 1))
+	fail run-suite.test_exit "expected $TEST to exit 0 got $test_rc"
 fi
-if [[ $t_skip != 0 ]]; then
-	echo "$passed passed, $failed failed, $t_skip skipped"
-else
-	echo "$passed passed, $failed failed"
-fi
+check_summary
 
 if [[ $test_rc == 77 ]]; then
-	if [[ $no_skip == 1 ]]; then
-		echo "FRING_E2E_NO_SKIP=1: the test skipped, that counts as a failure"
-		exit 1
-	fi
-	[[ $failed == 0 ]] && exit 77
-	exit 1
+	[[ $failed == 0 ]] || exit 1
+	exit_status 77
 fi
 if [[ $test_rc != 0 ]]; then
 	exit "$test_rc"

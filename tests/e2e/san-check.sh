@@ -5,6 +5,8 @@
 # process it starts, daemons in the background included, written to a fresh
 # directory (log_path); any report there fails the test and is printed.
 set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=../lib/check.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 dir=$(mktemp -d /tmp/fring-san.XXXXXX)
 # posix_suite's children that run as nobody report there too
 chmod 1777 "$dir"
@@ -26,4 +28,4 @@ if ((n > 0)); then
 	exit 1
 fi
 echo "# san-check: no sanitizer report"
-exit "$rc"
+exit_status "$rc"

@@ -45,6 +45,9 @@ static void s_init(void *userdata, struct fring_conn *c)
 {
 	(void)userdata;
 	atomic_store(&offered, c->capable);
+	/* the write handler takes pipes (fring_write_to_fd()): without this
+	 * splice_read would read every payload into memory first */
+	c->fs_flags |= FRING_FS_ZERO_COPY;
 }
 
 static void st_fill(fring_ino_t ino, struct stat *st)

@@ -19,27 +19,19 @@
 # "@@FRING-STATS {...}@@". Bash, awk and busybox-level tools only: the vm tier
 # runs it in its guest.
 set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=../lib/check.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 # shellcheck source-path=SCRIPTDIR source=stats.sh
 source "$(dirname "${BASH_SOURCE[0]}")/stats.sh"
 # shellcheck source-path=SCRIPTDIR source=mount-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/mount-lib.sh"
 FS=${1:?usage: teardown.sh FSEXE TRANSPORT}
 TRANSPORT=${2:?usage: teardown.sh FSEXE TRANSPORT}
-no_skip=${FRING_E2E_NO_SKIP:-0}
-skip_all() {
-	echo "SKIP: $*"
-	[[ $no_skip == 1 ]] && exit 1
-	exit 77
-}
-[[ $(id -u) == 0 ]] || skip_all "needs root"
+[[ $(id -u) == 0 ]] || skip "needs root"
 # how long a session may take to end after its fault (the vm tier gives 60:
 # an emulated guest on a loaded host can take tens of seconds for the lazy
 # unmount's RCU grace period alone)
 T=${FRING_E2E_TEARDOWN_SECONDS:-15}
-passed=0
-failed=0
-ok() { echo "ok $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
 
 TMP=$(mktemp -d /tmp/fring-td.XXXXXX)
 MNT=$TMP/mnt
@@ -52,6 +44,7 @@ fi
 uring_on "$TRANSPORT"
 pid=
 load_pids=()
+# shellcheck disable=SC2317 # (run by the trap)
 cleanup() {
 	for p in "${load_pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
 	[[ -n $pid ]] && kill -KILL "$pid" 2>/dev/null
@@ -193,5 +186,4 @@ else
 	fail d.mount "did not mount"; cat "$TMP/d.log"
 fi
 
-echo "$passed passed, $failed failed"
-((failed == 0))
+check_done

@@ -18,12 +18,8 @@ TRANSPORT=${2:-uring}
 WAIT=${FRING_E2E_WAIT:-30}
 # shellcheck source-path=SCRIPTDIR source=stats.sh
 source "$(dirname "${BASH_SOURCE[0]}")/stats.sh"
-no_skip=${FRING_E2E_NO_SKIP:-0}
-skip() {
-	echo "SKIP: $*"
-	[[ $no_skip == 1 ]] && { echo "FRING_E2E_NO_SKIP=1: a skip counts as a failure"; exit 1; }
-	exit 77
-}
+# shellcheck source-path=SCRIPTDIR source=../lib/check.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 [[ $(id -u) == 0 ]] || skip "needs root"
 PARAM=/sys/module/fuse/parameters/enable_uring
 [[ -w $PARAM ]] || skip "no $PARAM: this kernel has no FUSE-over-io_uring"
@@ -43,6 +39,7 @@ MNT=$TMP/mnt
 mkdir "$MNT"
 old=$(cat "$PARAM")
 pid=
+# shellcheck disable=SC2317 # (run by the trap)
 cleanup() {
 	set +e
 	is_mounted "$MNT" && { umount "$MNT" || umount -l "$MNT"; }
@@ -64,10 +61,9 @@ done
 # write into the directory underneath.
 fstype=$(top_fstype "$MNT")
 if [[ $fstype != fuse* ]]; then
-	echo "FAIL mount: expected $FS's FUSE mount at $MNT within $WAIT s got ${fstype:-none}"
+	fail mount "expected $FS's FUSE mount at $MNT within $WAIT s got ${fstype:-none}"
 	sed 's/^/# /' "$TMP/log"
-	echo "0 passed, 1 failed"
-	exit 1
+	check_done
 fi
 
 ncpu=$(nproc)
@@ -99,34 +95,23 @@ for part in "${parts[@]}"; do
 	possible=$((possible + b - a + 1))
 done
 
-passed=0 failed=0
-ok() {
-	passed=$((passed + 1))
-	echo "ok $1"
-}
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL $1: $2"
-}
-check() { # NAME OK(0/1) DETAIL
-	if [[ $2 == 1 ]]; then ok "$1"; else fail "$1" "$3"; fi
-}
 get() { stats_get "$TMP/stats.json" "$1"; }
 num() { [[ $1 =~ ^[0-9]+$ ]] && echo "$1" || echo 0; }
 
-check clients_done "$((drove == ncpu ? 1 : 0))" "expected the clients of all $ncpu CPUs to finish within $WAIT s, $drove did"
-check daemon_exit_0 "$((exited && rc == 0 ? 1 : 0))" "$( ((exited)) && echo "exit status $rc" || echo "still running $WAIT s after the unmount")"
+check clients_done "expected the clients of all $ncpu CPUs to finish within $WAIT s, $drove did" \
+	test "$drove" = "$ncpu"
+check daemon_exit_0 "$( ((exited)) && echo "exit status $rc" || echo "still running $WAIT s after the unmount")" \
+	test "$((exited && rc == 0))" = 1
 stats_checks "$TMP/stats.json" "$TRANSPORT" uring-queues || true
 nq=$(get per_queue.length)
-check one_queue_per_possible_cpu "$([[ $nq == "$possible" ]] && echo 1 || echo 0)" "expected $possible got $nq"
+check one_queue_per_possible_cpu "expected $possible got $nq" test "$nq" = "$possible"
 for ((i = 0; i < $(num "$nq"); i++)); do
 	e=$(get "per_queue.$i.ring_entries")
-	check "queue${i}_registered" "$(($(num "$e") > 0 ? 1 : 0))" "ring_entries $e"
+	check "queue${i}_registered" "ring_entries $e" test "$(num "$e")" -gt 0
 	if ((i < ncpu)); then
 		r=$(get "per_queue.$i.requests")
-		check "queue${i}_served" "$(($(num "$r") > 0 ? 1 : 0))" "requests $r"
+		check "queue${i}_served" "requests $r" test "$(num "$r")" -gt 0
 	fi
 done
 echo "# totals: requests $(get requests), side channel $(get side_channel.requests), reason: $(get transport_reason)"
-echo "$passed passed, $failed failed"
-((failed == 0))
+check_done

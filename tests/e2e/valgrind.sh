@@ -15,16 +15,14 @@
 # reports), or 1 when the valgrind log names an error; 77 without valgrind
 # (1 with FRING_E2E_NO_SKIP=1).
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=../lib/check.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 
 [[ $# -ge 2 ]] || { echo "usage: $0 MEMFS TEST [ARGS...]" >&2; exit 1; }
 MEMFS=$1
 shift
 
-if ! command -v valgrind >/dev/null; then
-	echo "SKIP: no valgrind (scripts/setup-deps.sh installs it)"
-	[[ ${FRING_E2E_NO_SKIP:-0} == 1 ]] && exit 1
-	exit 77
-fi
+command -v valgrind >/dev/null || skip "no valgrind (scripts/setup-deps.sh installs it)"
 
 VGLOG=$(mktemp /tmp/fring-valgrind.XXXXXX)
 trap 'rm -f "$VGLOG"' EXIT
@@ -43,14 +41,14 @@ rc=0
 summary=$(grep -m1 "ERROR SUMMARY" "$VGLOG" || true)
 echo "# valgrind: ${summary:-no ERROR SUMMARY line}"
 if grep -q "uninitialised" "$VGLOG"; then
-	echo "FAIL valgrind.uninitialised: expected no uninitialised bytes got:"
+	fail valgrind.uninitialised "expected no uninitialised bytes got:"
 	grep -B2 -A12 "uninitialised" "$VGLOG" | head -60 | sed 's/^/# /'
 	rc=1
 elif [[ $summary != *"ERROR SUMMARY: 0 errors"* ]]; then
-	echo "FAIL valgrind.errors: expected 0 errors got: ${summary:-none}"
+	fail valgrind.errors "expected 0 errors got: ${summary:-none}"
 	sed 's/^/# /' "$VGLOG" | tail -60
 	rc=1
 else
-	echo "ok valgrind.no_errors"
+	ok valgrind.no_errors
 fi
 exit "$rc"

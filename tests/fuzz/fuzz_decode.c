@@ -787,6 +787,7 @@ static void session_setup(const uint8_t *head)
 	fk.se->setxattr_ext = !(bits & FZS_NO_SETXATTR_EXT);
 	fk.se->cfg.debug = !!(bits & FZS_DEBUG);
 	fk.se->cfg.zero_copy_opt_in = !!(bits & FZS_ZC_OPT_IN);
+	fk.se->conn.fs_flags = bits & FZS_ZC_DECLARED ? FRING_FS_ZERO_COPY : 0;
 	if (bits & FZS_NO_OPS)
 		memset(&fk.se->ops, 0, sizeof(fk.se->ops));
 	if (bits & FZS_NO_FORGET)

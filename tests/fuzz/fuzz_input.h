@@ -36,9 +36,10 @@ enum fz_framing {
 #define FZS_NO_OPS	    0x01u /* no callbacks: the library's defaults */
 #define FZS_NO_SETXATTR_EXT 0x02u
 #define FZS_DEBUG	    0x04u /* -o debug: every request logged */
-#define FZS_ZC_OPT_IN	    0x08u
+#define FZS_ZC_OPT_IN	    0x08u /* -o zero_copy_opt_in */
 #define FZS_NO_FORGET	    0x10u /* forget_multi serves FORGET */
 #define FZS_NO_FORGET_MULTI 0x20u /* forget serves BATCH_FORGET */
+#define FZS_ZC_DECLARED	    0x40u /* init declared FRING_FS_ZERO_COPY */
 
 /* record[0] */
 #define FZR_RAW 0x01u /* as given; else ih.len, payload_sz, pool offset fit */

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # Runs one libFuzzer target for a bounded time over the committed corpus
 # (read only: new inputs go to a temporary directory, removed afterwards).
 #   run-fuzz.sh TARGET CORPUS ARTIFACT_DIR [libFuzzer options...]
@@ -7,10 +7,10 @@
 # report, timeout or failed check fails the test; the input that did it is
 # kept in ARTIFACT_DIR and printed in base64.
 set -u
+# shellcheck source-path=SCRIPTDIR source=../lib/check.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 if [ "$1" = --unavailable ]; then
-	echo "SKIP: fuzz targets not built: $2"
-	[ "${FRING_E2E_NO_SKIP:-0}" = 1 ] && exit 1
-	exit 77
+	skip "fuzz targets not built: $2"
 fi
 target=$1 corpus=$2 artifacts=$3
 shift 3

@@ -8,17 +8,16 @@
 # library's internal names (static-names.c), and that the installed
 # fring-probe runs.
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=../lib/check.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 build=$(realpath "$1")
 src=$(realpath "$2")
 tmp=$(mktemp -d /tmp/fring-install.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
-ok() { echo "ok $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
 
 meson install -C "$build" --destdir "$tmp/root" --no-rebuild --quiet >/dev/null
 pc=$(find "$tmp/root" -name fring.pc | head -n1)
-[[ -n $pc ]] && ok install.pc || { fail install.pc "no fring.pc installed"; echo "$passed passed, $failed failed"; exit 1; }
+[[ -n $pc ]] && ok install.pc || { fail install.pc "no fring.pc installed"; check_done; }
 export PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$tmp/root
 libdir=$(dirname "$(dirname "$pc")")
 [[ -f $(find "$tmp/root" -path '*/include/fring/fring.h' | head -n1) ]] && ok install.header || fail install.header "fring/fring.h missing"
@@ -97,5 +96,4 @@ if [[ -n $mandir && -f $mandir/man3/fring.3 && -f $mandir/man1/fring-probe.1 &&
 else
 	fail install.man "fring.3, fring-probe.1 or the fring_main_ext.3 link missing under ${mandir:-share/man}"
 fi
-echo "$passed passed, $failed failed"
-((failed == 0))
+check_done

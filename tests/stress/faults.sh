@@ -26,6 +26,8 @@
 # (the stress suite runs on a loaded machine by design). Needs root and fio.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=../lib/check.sh
+source "$here/../lib/check.sh"
 # shellcheck source=../e2e/stats.sh
 source "$here/../e2e/stats.sh"
 # shellcheck source=../e2e/mount-lib.sh
@@ -35,20 +37,11 @@ FS=${1:?$usage}
 TRANSPORT=${2:?$usage}
 LOAD=${3:?$usage}
 JOURNAL=${4:?$usage}
-skip_all() {
-	echo "SKIP: $*"
-	[[ ${FRING_E2E_NO_SKIP:-0} == 1 ]] && exit 1
-	exit 77
-}
-[[ $(id -u) == 0 ]] || skip_all "needs root"
-command -v fio >/dev/null || skip_all "no fio (scripts/setup-deps.sh installs it)"
+[[ $(id -u) == 0 ]] || skip "needs root"
+command -v fio >/dev/null || skip "no fio (scripts/setup-deps.sh installs it)"
 scale=${FRING_STRESS_SCALE:-1}
 restarts=$(awk -v s="$scale" 'BEGIN { n = int(50 * s + 0.5); print n < 1 ? 1 : n }')
 T=${FRING_E2E_WAIT:-30}
-passed=0
-failed=0
-ok() { echo "ok $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
 
 uring_on "$TRANSPORT"
 TMP=$(mktemp -d /tmp/fring-stress.XXXXXX)
@@ -64,6 +57,7 @@ mkdir "$MNT"
 mount -o remount,ro "$TMP/ro"
 pid=
 clients=()
+# shellcheck disable=SC2317 # (run by the trap)
 cleanup() {
 	signal_clients KILL
 	[[ -n $pid ]] && kill -KILL "$pid" 2>/dev/null
@@ -261,5 +255,4 @@ if awk -v m="$MNT" 'index($5, m) == 1 {f=1} END {exit !f}' /proc/self/mountinfo;
 else
 	ok leftovers.none
 fi
-echo "$passed passed, $failed failed"
-((failed == 0))
+check_done

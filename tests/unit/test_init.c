@@ -416,6 +416,39 @@ static void test_want_intersected(void **state)
 	hook_want_del = 0;
 }
 
+static uint32_t hook_fs_flags;
+
+static void fs_flags_hook(struct fring_conn *c)
+{
+	c->fs_flags = hook_fs_flags;
+}
+
+/* fs_flags: the filesystem's declarations stay in the session's conn and
+ * never reach the kernel; bits the library does not know are dropped with
+ * a warning. */
+static void test_fs_flags(void **state)
+{
+	struct fuse_init_out plain;
+
+	(void)state;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(fk.se->conn.fs_flags, 0);
+	plain = out;
+	fk.init_hook = fs_flags_hook;
+	hook_fs_flags = FRING_FS_ZERO_COPY;
+	fk.nlog = 0;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(fk.se->conn.fs_flags, FRING_FS_ZERO_COPY);
+	assert_int_equal(fk.nlog, 0);
+	assert_memory_equal(&out, &plain, sizeof(out));
+	hook_fs_flags = FRING_FS_ZERO_COPY | 0x80000002u;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(fk.se->conn.fs_flags, FRING_FS_ZERO_COPY);
+	assert_true(fk.nlog > 0);
+	assert_non_null(strstr(fk.lastlog, "0x80000002"));
+	assert_memory_equal(&out, &plain, sizeof(out));
+}
+
 static void test_capability_callbacks(void **state)
 {
 	struct fring_ops *ops = &fk.se->ops;
@@ -761,6 +794,7 @@ int main(void)
 		T(test_no_open),
 		T(test_want_intersected),
 		T(test_capability_callbacks),
+		T(test_fs_flags),
 		T(test_setxattr_ext),
 		T(test_max_pages),
 		T(test_callback_limits),

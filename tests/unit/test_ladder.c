@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The ladder at INIT (ladder_settle()): which rung a negotiated connection
- * gets, and what happens when the rings cannot be built. The build step is
- * a stub; nothing touches a kernel.
+ * The ladder before mounting (ladder_precheck_with()) and at INIT
+ * (ladder_settle_with()): which rung a negotiated connection gets on given
+ * facts (enable_uring, the capabilities, RLIMIT_MEMLOCK), so that every
+ * rung and every refusal is reached whoever runs the test, and what happens
+ * when the rings cannot be built. The build step is a stub; nothing touches
+ * a kernel.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -16,7 +19,40 @@
 #include "internal.h"
 
 static struct fring_session se;
+static struct ladder_facts facts;
 static unsigned builds;
+
+#define UNLIMITED ~0ULL
+
+/* root on a machine with FUSE-over-io_uring on: every capability, nothing
+ * charged to RLIMIT_MEMLOCK */
+static void facts_root(void)
+{
+	memset(&facts, 0, sizeof(facts));
+	facts.enable_uring = 1;
+	facts.cap_sys_admin = true;
+	facts.cap_ipc_lock = true;
+	facts.ml.charged = false;
+	facts.ml.limit = UNLIMITED;
+}
+
+/* a process without capabilities: the pinned pools are charged to its
+ * RLIMIT_MEMLOCK of `limit` bytes */
+static void facts_user(unsigned long long limit)
+{
+	facts_root();
+	facts.cap_sys_admin = false;
+	facts.cap_ipc_lock = false;
+	facts.ml.charged = true;
+	facts.ml.limit = limit;
+}
+
+static int reset_facts(void **state)
+{
+	(void)state;
+	facts_root();
+	return 0;
+}
 
 static void quiet(enum fring_log_level lvl, const char *line, void *data)
 {
@@ -39,8 +75,18 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* ladder_settle() on a session as init_negotiate() leaves it for a kernel
- * at ABI 7.minor offering `capable` */
+/* A session as fring_session_new() leaves it, with the default options
+ * and transport=want. */
+static void session_for(enum fring_transport want)
+{
+	memset(&se, 0, sizeof(se));
+	fring_config_defaults(&se.cfg);
+	se.cfg.transport = want;
+	se.transport = FRING_TRANSPORT_AUTO;
+}
+
+/* ladder_settle_with() on a session as init_negotiate() leaves it for a
+ * kernel at ABI 7.minor offering `capable`, on `facts` */
 static int settle(unsigned minor, uint64_t capable, enum fring_transport want,
 		  int (*build)(struct fring_session *s))
 {
@@ -54,7 +100,24 @@ static int settle(unsigned minor, uint64_t capable, enum fring_transport want,
 	se.conn.max_pages = se.cfg.max_write / FRING_PAGE;
 	se.got_init = true;
 	builds = 0;
-	return ladder_settle(&se, build);
+	return ladder_settle_with(&se, &facts, build);
+}
+
+/* What the rungs weigh for the session settle() left: the pools' sizes. */
+static struct ring_sizes sizes(void)
+{
+	struct ring_sizes z;
+
+	ladder_sizes(&se, 0, &z);
+	return z;
+}
+
+/* "pools N KiB per queue" of the rung taken */
+static size_t pool_kib(void)
+{
+	struct ring_sizes z = sizes();
+
+	return z.pools / z.queues / 1024;
 }
 
 static int build_ok(struct fring_session *s)
@@ -71,14 +134,164 @@ static int build_eperm(struct fring_session *s)
 	return -EPERM;
 }
 
+#define WHY_BUF 400 /* a rung's reason (ladder.c) */
 #define URING	(FUSE_INIT_EXT | FUSE_OVER_IO_URING)
 #define BUFPOOL (URING | FUSE_HAS_IO_URING_BUFPOOL)
+
+#define NO_SYS_ADMIN                                                           \
+	"no CAP_SYS_ADMIN (only it may put client pages in the ring)"
+#define URING_N                                                                \
+	"enable_uring=N (as root: echo Y > "                                   \
+	"/sys/module/fuse/parameters/enable_uring)"
+#define NO_URING_PARAM                                                         \
+	"this kernel has no FUSE-over-io_uring (Linux 6.14+ with "             \
+	"CONFIG_FUSE_IO_URING)"
 
 static void assert_prefix(const char *s, const char *prefix)
 {
 	if (strncmp(s, prefix, strlen(prefix)))
 		fail_msg("\"%s\" does not start with \"%s\"", s, prefix);
 }
+
+/* ---------------- the rungs, best first ---------------- */
+
+/* 7.46 with buffer pools, CAP_SYS_ADMIN, and the pinned pools within
+ * RLIMIT_MEMLOCK: zerocopy. */
+static void test_auto_zerocopy(void **state)
+{
+	char want[FRING_REASON_LEN];
+
+	(void)state;
+	assert_int_equal(settle(46, BUFPOOL, FRING_TRANSPORT_AUTO, build_ok),
+			 0);
+	assert_int_equal(builds, 1);
+	assert_int_equal(se.transport, FRING_TRANSPORT_ZEROCOPY);
+	snprintf(want, sizeof(want),
+		 "zerocopy (pools %zu KiB per queue, pinned; client pages in "
+		 "a fixed-buffer slot per entry)",
+		 pool_kib());
+	assert_string_equal(se.reason, want);
+}
+
+/* ... also when the pools are charged to RLIMIT_MEMLOCK (no CAP_IPC_LOCK)
+ * and the limit holds them exactly, to the page */
+static void test_auto_zerocopy_memlock_fits(void **state)
+{
+	(void)state;
+	assert_int_equal(settle(46, BUFPOOL, FRING_TRANSPORT_AUTO, build_ok),
+			 0);
+	facts_user(sizes().pool_locked);
+	facts.cap_sys_admin = true;
+	assert_int_equal(settle(46, BUFPOOL, FRING_TRANSPORT_AUTO, build_ok),
+			 0);
+	assert_int_equal(se.transport, FRING_TRANSPORT_ZEROCOPY);
+	assert_prefix(se.reason, "zerocopy (pools ");
+}
+
+/* Without CAP_SYS_ADMIN: bufpool-registered, and why not zerocopy. */
+static void test_auto_bufpool_registered(void **state)
+{
+	char want[FRING_REASON_LEN];
+
+	(void)state;
+	facts.cap_sys_admin = false;
+	assert_int_equal(settle(46, BUFPOOL, FRING_TRANSPORT_AUTO, build_ok),
+			 0);
+	assert_int_equal(builds, 1);
+	assert_int_equal(se.transport, FRING_TRANSPORT_BUFPOOL_REGISTERED);
+	snprintf(want, sizeof(want),
+		 "bufpool-registered (not zerocopy: " NO_SYS_ADMIN
+		 "; pools %zu KiB per queue, pinned)",
+		 pool_kib());
+	assert_string_equal(se.reason, want);
+}
+
+/* ... or asked for, where zerocopy could run */
+static void test_explicit_bufpool_registered(void **state)
+{
+	char want[FRING_REASON_LEN];
+
+	(void)state;
+	assert_int_equal(settle(46, BUFPOOL, FRING_TRANSPORT_BUFPOOL_REGISTERED,
+				build_ok),
+			 0);
+	assert_int_equal(builds, 1);
+	assert_int_equal(se.transport, FRING_TRANSPORT_BUFPOOL_REGISTERED);
+	snprintf(want, sizeof(want),
+		 "bufpool-registered (asked for with "
+		 "transport=bufpool-registered; pools %zu KiB per queue, "
+		 "pinned)",
+		 pool_kib());
+	assert_string_equal(se.reason, want);
+}
+
+/* "RLIMIT_MEMLOCK 64 KiB is below the N KiB io_uring pins for Q pools of
+ * P KiB (none with CAP_IPC_LOCK): raise it (...)fix" for the session
+ * settle() left */
+static void memlock_why(char *buf, size_t len, const char *lim, const char *fix)
+{
+	struct ring_sizes z = sizes();
+	size_t need = z.pool_locked / 1024;
+
+	snprintf(buf, len,
+		 "RLIMIT_MEMLOCK %s is below the %zu KiB io_uring pins for %u "
+		 "pool%s of %zu KiB (none with CAP_IPC_LOCK): raise it "
+		 "(ulimit -l %zu, LimitMEMLOCK=%zuK)%s",
+		 lim, need, z.queues, z.queues == 1 ? "" : "s", need / z.queues,
+		 need, need, fix);
+}
+
+/* RLIMIT_MEMLOCK too small for the pinned pools: bufpool, its pools not
+ * pinned, and the reason names the limit and what would fit. */
+static void test_auto_bufpool_memlock(void **state)
+{
+	char why[WHY_BUF], want[FRING_REASON_LEN];
+
+	(void)state;
+	facts_user(64 * 1024);
+	assert_int_equal(settle(46, BUFPOOL, FRING_TRANSPORT_AUTO, build_ok),
+			 0);
+	assert_int_equal(builds, 1);
+	assert_int_equal(se.transport, FRING_TRANSPORT_BUFPOOL);
+	memlock_why(why, sizeof(why), "64 KiB",
+		    ", or smaller pools (pool_bufs=, max_write=)");
+	/* zerocopy's first reason is the capability */
+	snprintf(want, sizeof(want),
+		 "bufpool (not zerocopy: " NO_SYS_ADMIN
+		 "; not bufpool-registered: %s; pools %zu KiB per queue)",
+		 why, pool_kib());
+	assert_string_equal(se.reason, want);
+	assert_non_null(strstr(se.reason, "not bufpool-registered: "
+					  "RLIMIT_MEMLOCK 64 KiB is below"));
+
+	/* with CAP_SYS_ADMIN, both pinned rungs for the one reason */
+	facts.cap_sys_admin = true;
+	assert_int_equal(settle(46, BUFPOOL, FRING_TRANSPORT_AUTO, build_ok),
+			 0);
+	assert_int_equal(se.transport, FRING_TRANSPORT_BUFPOOL);
+	snprintf(want, sizeof(want),
+		 "bufpool (not zerocopy, bufpool-registered: %s; pools %zu "
+		 "KiB per queue)",
+		 why, pool_kib());
+	assert_string_equal(se.reason, want);
+
+	/* a page short of the pools is short */
+	facts.ml.limit = sizes().pool_locked - ring_page_size();
+	assert_int_equal(settle(46, BUFPOOL, FRING_TRANSPORT_AUTO, build_ok),
+			 0);
+	assert_int_equal(se.transport, FRING_TRANSPORT_BUFPOOL);
+	assert_non_null(
+		strstr(se.reason, "bufpool-registered: RLIMIT_MEMLOCK "));
+
+	/* CAP_IPC_LOCK (in the initial namespace): nothing is charged */
+	facts.ml.charged = false;
+	facts.ml.limit = 64 * 1024;
+	assert_int_equal(settle(46, BUFPOOL, FRING_TRANSPORT_AUTO, build_ok),
+			 0);
+	assert_int_equal(se.transport, FRING_TRANSPORT_ZEROCOPY);
+}
+
+/* ---------------- uring and dev ---------------- */
 
 static void test_auto_uring_745(void **state)
 {
@@ -90,24 +303,34 @@ static void test_auto_uring_745(void **state)
 	assert_string_equal(se.reason,
 			    "uring (not zerocopy, bufpool-registered, "
 			    "bufpool: kernel ABI 7.45 < 7.46)");
+	/* 7.46 whose INIT does not offer the pools */
+	assert_int_equal(settle(46, URING, FRING_TRANSPORT_AUTO, build_ok), 0);
+	assert_int_equal(se.transport, FRING_TRANSPORT_URING);
+	assert_string_equal(se.reason,
+			    "uring (not zerocopy, bufpool-registered, "
+			    "bufpool: kernel ABI 7.46 without "
+			    "FUSE_HAS_IO_URING_BUFPOOL)");
 }
 
 static void test_auto_dev_without_uring(void **state)
 {
 	(void)state;
+	facts.enable_uring = 0;
 	assert_int_equal(
 		settle(45, FUSE_INIT_EXT, FRING_TRANSPORT_AUTO, build_ok), 0);
 	assert_int_equal(builds, 0);
 	assert_int_equal(se.transport, FRING_TRANSPORT_DEV);
 	/* the ABI is named first: turning io_uring on would not help */
-	assert_prefix(se.reason,
-		      "dev (not zerocopy, bufpool-registered, "
-		      "bufpool: kernel ABI 7.45 < 7.46; not uring: ");
+	assert_string_equal(se.reason, "dev (not zerocopy, bufpool-registered, "
+				       "bufpool: kernel ABI 7.45 < 7.46; "
+				       "not uring: " URING_N ")");
+	facts.enable_uring = -1;
 	assert_int_equal(
 		settle(46, FUSE_INIT_EXT, FRING_TRANSPORT_AUTO, build_ok), 0);
 	assert_int_equal(se.transport, FRING_TRANSPORT_DEV);
-	assert_prefix(se.reason, "dev (not zerocopy, bufpool-registered, "
-				 "bufpool: no FUSE-over-io_uring; not uring: ");
+	assert_string_equal(se.reason, "dev (not zerocopy, bufpool-registered, "
+				       "bufpool: no FUSE-over-io_uring; "
+				       "not uring: " NO_URING_PARAM ")");
 }
 
 static void test_auto_old_kernel(void **state)
@@ -174,6 +397,74 @@ static void test_explicit_not_offered(void **state)
 	assert_string_equal(se.reason, "dev (asked for with transport=dev)");
 }
 
+/* An explicit rung the process rules out at INIT: refused with its reason
+ * and what auto would take, build not tried. */
+static void test_explicit_refused_facts(void **state)
+{
+	char why[WHY_BUF], want[FRING_REASON_LEN];
+
+	(void)state;
+	facts.cap_sys_admin = false;
+	assert_int_equal(
+		settle(46, BUFPOOL, FRING_TRANSPORT_ZEROCOPY, build_ok),
+		-EOPNOTSUPP);
+	assert_int_equal(builds, 0);
+	assert_int_equal(se.transport, FRING_TRANSPORT_DEV);
+	assert_string_equal(se.reason,
+			    "zerocopy: " NO_SYS_ADMIN
+			    "; transport=auto takes bufpool-registered");
+
+	/* pinned pools above RLIMIT_MEMLOCK, where fewer buffers fit */
+	assert_int_equal(settle(46, BUFPOOL, FRING_TRANSPORT_AUTO, build_ok),
+			 0);
+	facts_user(sizes().pool_locked / sizes().pool_bufs * 3);
+	assert_int_equal(settle(46, BUFPOOL, FRING_TRANSPORT_BUFPOOL_REGISTERED,
+				build_ok),
+			 -EOPNOTSUPP);
+	assert_int_equal(builds, 0);
+	assert_int_equal(se.transport, FRING_TRANSPORT_DEV);
+	{
+		char lim[32];
+
+		memlock_limit_str(&facts.ml, lim, sizeof(lim));
+		memlock_why(why, sizeof(why), lim,
+			    ", or fewer pool buffers (pool_bufs=3 fits)");
+	}
+	snprintf(want, sizeof(want),
+		 "bufpool-registered: %s; transport=auto takes bufpool", why);
+	assert_string_equal(se.reason, want);
+}
+
+/* Before mounting: an explicit transport the process or the module rules
+ * out is refused at once, with its reason; auto and dev are not. */
+static void test_precheck(void **state)
+{
+	(void)state;
+	session_for(FRING_TRANSPORT_ZEROCOPY);
+	assert_int_equal(ladder_precheck_with(&se, &facts), 0);
+	facts.cap_sys_admin = false;
+	assert_int_equal(ladder_precheck_with(&se, &facts), -EPERM);
+	assert_string_equal(se.reason, "zerocopy: " NO_SYS_ADMIN);
+
+	/* every ring rung needs enable_uring=Y */
+	session_for(FRING_TRANSPORT_BUFPOOL_REGISTERED);
+	assert_int_equal(ladder_precheck_with(&se, &facts), 0);
+	facts.enable_uring = 0;
+	assert_int_equal(ladder_precheck_with(&se, &facts), -EOPNOTSUPP);
+	assert_string_equal(se.reason, "uring: " URING_N);
+	session_for(FRING_TRANSPORT_URING);
+	facts.enable_uring = -1;
+	assert_int_equal(ladder_precheck_with(&se, &facts), -EOPNOTSUPP);
+	assert_string_equal(se.reason, "uring: " NO_URING_PARAM);
+
+	/* auto and dev wait for INIT */
+	session_for(FRING_TRANSPORT_AUTO);
+	assert_int_equal(ladder_precheck_with(&se, &facts), 0);
+	session_for(FRING_TRANSPORT_DEV);
+	assert_int_equal(ladder_precheck_with(&se, &facts), 0);
+	assert_string_equal(session_reason(&se), "");
+}
+
 /* A rung that fails to build for memory (RLIMIT_MEMLOCK, as the kernel
  * answers it) gives its turn to the next one down, and the reason says so. */
 static int build_enomem_pinned(struct fring_session *s)
@@ -188,20 +479,36 @@ static int build_enomem_pinned(struct fring_session *s)
 
 static void test_auto_next_rung(void **state)
 {
+	char want[FRING_REASON_LEN];
+
 	(void)state;
 	assert_int_equal(
 		settle(46, BUFPOOL, FRING_TRANSPORT_AUTO, build_enomem_pinned),
 		0);
 	assert_int_equal(se.transport, FRING_TRANSPORT_BUFPOOL);
-	assert_prefix(se.reason, "bufpool (not zerocopy");
-	/* bufpool-registered was weighed (RLIMIT_MEMLOCK, as a non-root
-	 * test), or refused with zerocopy: both pin the same pools, so one
-	 * build says it for both */
-	if (!strstr(se.reason, "not bufpool-registered: RLIMIT_MEMLOCK"))
-		assert_non_null(strstr(se.reason,
-				       "bufpool-registered: io_uring setup "
-				       "failed (Cannot allocate memory)"));
-	assert_true(builds <= 2);
+	/* both pinned rungs pin the same pools, so zerocopy's build says it
+	 * for bufpool-registered too: two builds */
+	assert_int_equal(builds, 2);
+	snprintf(want, sizeof(want),
+		 "bufpool (not zerocopy, bufpool-registered: io_uring setup "
+		 "failed (Cannot allocate memory); pools %zu KiB per queue)",
+		 pool_kib());
+	assert_string_equal(se.reason, want);
+
+	/* charged, with a limit that holds the pools but not the rings on
+	 * top: the ENOMEM is explained with RLIMIT_MEMLOCK */
+	facts.ml.charged = true;
+	facts.ml.limit = sizes().pool_locked;
+	assert_int_equal(
+		settle(46, BUFPOOL, FRING_TRANSPORT_AUTO, build_enomem_pinned),
+		0);
+	assert_int_equal(se.transport, FRING_TRANSPORT_BUFPOOL);
+	assert_int_equal(builds, 2);
+	assert_prefix(se.reason,
+		      "bufpool (not zerocopy, bufpool-registered: io_uring "
+		      "setup failed (Cannot allocate memory): RLIMIT_MEMLOCK ");
+	assert_non_null(strstr(se.reason, "KiB io_uring can charge to it "
+					  "here ("));
 }
 
 /* Any other failure is in what every ring rung needs: dev, one build. */
@@ -245,17 +552,26 @@ static void test_ring_charge(void **state)
 
 int main(void)
 {
+#define T(f) cmocka_unit_test_setup(f, reset_facts)
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_auto_uring_745),
-		cmocka_unit_test(test_auto_dev_without_uring),
-		cmocka_unit_test(test_auto_old_kernel),
-		cmocka_unit_test(test_auto_falls_back),
-		cmocka_unit_test(test_explicit_refused),
-		cmocka_unit_test(test_explicit_not_offered),
-		cmocka_unit_test(test_auto_next_rung),
-		cmocka_unit_test(test_auto_other_failure_dev),
-		cmocka_unit_test(test_ring_charge),
+		T(test_auto_zerocopy),
+		T(test_auto_zerocopy_memlock_fits),
+		T(test_auto_bufpool_registered),
+		T(test_explicit_bufpool_registered),
+		T(test_auto_bufpool_memlock),
+		T(test_auto_uring_745),
+		T(test_auto_dev_without_uring),
+		T(test_auto_old_kernel),
+		T(test_auto_falls_back),
+		T(test_explicit_refused),
+		T(test_explicit_not_offered),
+		T(test_explicit_refused_facts),
+		T(test_precheck),
+		T(test_auto_next_rung),
+		T(test_auto_other_failure_dev),
+		T(test_ring_charge),
 	};
+#undef T
 
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

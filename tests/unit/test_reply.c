@@ -469,6 +469,47 @@ static void test_reply_open_flags(void **state)
 				 FOPEN_NOFLUSH | FOPEN_PARALLEL_DIRECT_WRITES);
 }
 
+/*
+ * FOPEN_IO_URING_ZERO_COPY only where asked, on zerocopy: an open that sets
+ * zero_copy, or any open of a filesystem that declared FRING_FS_ZERO_COPY
+ * unless the mount has zero_copy_opt_in; never one that sets no_zero_copy,
+ * a directory, or another transport. Without either, a handler that uses
+ * src->mem gets memory.
+ */
+static void test_reply_open_zero_copy(void **state)
+{
+	struct fuse_open_in in = {.flags = O_RDWR};
+	struct fuse_create_in cin = {.flags = O_CREAT | O_RDWR};
+
+	(void)state;
+	ent = sample_entry();
+	for (unsigned i = 0; i < 32; i++) {
+		bool on_zc = i & 1, declared = i & 2, opt_in = i & 4;
+		bool ask = i & 8, decline = i & 16;
+		uint32_t want =
+			on_zc && !decline && (ask || (declared && !opt_in))
+				? FOPEN_IO_URING_ZERO_COPY
+				: 0;
+
+		fk.se->transport = on_zc ? FRING_TRANSPORT_ZEROCOPY
+					 : FRING_TRANSPORT_BUFPOOL_REGISTERED;
+		fk.se->conn.fs_flags = declared ? FRING_FS_ZERO_COPY : 0;
+		fk.se->cfg.zero_copy_opt_in = opt_in;
+		memset(&ofi, 0, sizeof(ofi));
+		ofi.zero_copy = ask;
+		ofi.no_zero_copy = decline;
+		run(FUSE_OPEN, 3, &in, sizeof(in), NULL, h_open);
+		expect_ok(16);
+		assert_int_equal(le32(fk_out_arg(), 8), want);
+		run(FUSE_CREATE, 1, &cin, sizeof(cin), "c", h_create);
+		expect_ok(144);
+		assert_int_equal(le32(fk_out_arg(), 136), want);
+		run(FUSE_OPENDIR, 1, &in, sizeof(in), NULL, h_open);
+		expect_ok(16);
+		assert_int_equal(le32(fk_out_arg(), 8), 0);
+	}
+}
+
 static void write_msg(fk_hook hook)
 {
 	struct fuse_write_in in = {.fh = 1, .size = 5};
@@ -1127,6 +1168,7 @@ int main(void)
 		T(test_reply_create),
 		T(test_reply_attr),
 		T(test_reply_open_flags),
+		T(test_reply_open_zero_copy),
 		T(test_reply_backing_id),
 		T(test_reply_write),
 		T(test_reply_copy_file_range),

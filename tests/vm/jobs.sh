@@ -130,6 +130,15 @@ job zerocopy-test - "$E2E/zerocopy_test" zerocopy
 job zerocopy-test-writeback - "$E2E/zerocopy_test" zerocopy wb
 job zerocopy-test-control - "$E2E/zerocopy_test" bufpool-registered
 job zerocopy-test-nocap - "$E2E/zerocopy_test" nocap bufpool-registered
+# zero-copy only where asked: memdata_test's handlers read src->mem and
+# fill dst->mem and must get memory on every rung (auto: zerocopy as root
+# here), while a filesystem declaring FRING_FS_ZERO_COPY, or an open setting
+# zero_copy, is zero-copied on zerocopy (three mounts: plain, declared,
+# declared with -o zero_copy_opt_in); dev and uring run it on the host
+for t in bufpool bufpool-registered zerocopy; do
+	job "memdata-$t" - "$E2E/memdata_test" "$t"
+done
+job memdata-auto - "$E2E/memdata_test" auto zerocopy
 
 # FUSE passthrough (examples/passthrough -o passthrough): the kernel does the
 # data I/O on the source file, so no READ/WRITE may reach the daemon; on

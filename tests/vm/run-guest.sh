@@ -9,7 +9,11 @@
 #   ...its output...
 #   # NAME took S s
 #   @@FRING-END NAME rc=N@@
-# and followed by the kernel messages it caused ("# kmsg: ..."). Each job is
+# and followed by the kernel messages it caused ("# kmsg: ..."). Those are
+# judged first (tests/lib/kernel-log.sh): a WARN, BUG, Oops, general
+# protection fault, lockdep report or hung task the kernel reported during
+# the job fails it ("FAIL NAME.kernel_log: ..." with the report inside the
+# frame, and rc=1 when the job had passed or skipped). Each job is
 # bounded by FRING_VM_JOB_TIMEOUT seconds (240); one still running
 # FRING_VM_HUNG_GRACE (30) seconds later is stuck where SIGKILL does not
 # reach, and a watchdog reports it (below). /tests/env, when present,
@@ -21,6 +25,12 @@ set -uo pipefail
 JOBS=${1:-/tests/jobs}
 # shellcheck source=/dev/null
 [[ -r /tests/env ]] && source /tests/env
+# tests/lib beside tests/vm in the tree; in the guest /tests/lib, beside
+# this script (/tests)
+lib=$(dirname "${BASH_SOURCE[0]}")/../lib
+[[ -r $lib/kernel-log.sh ]] || lib=$(dirname "${BASH_SOURCE[0]}")/lib
+# shellcheck source-path=SCRIPTDIR source=../lib/kernel-log.sh
+source "$lib/kernel-log.sh"
 JOB_TIMEOUT=${FRING_VM_JOB_TIMEOUT:-240}
 GRACE=${FRING_VM_HUNG_GRACE:-30}
 
@@ -116,10 +126,19 @@ while IFS=$'\t' read -r name cmd; do
 		while read -r m; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; done
 	kill "$wpid" 2>/dev/null
 	wait "$wpid" 2>/dev/null
+	# the kernel's messages of the job (with their facility: only the
+	# kernel's own reports count), judged before the job's end is told
+	klog=$(dmesg -r -c 2>/dev/null)
+	reports=$(klog_reports <<<"$klog")
+	if [[ -n $reports ]]; then
+		echo "FAIL $name.kernel_log: the kernel reported $(grep -c '^REPORT: ' <<<"$reports") problem(s) during the job (WARN, BUG, Oops, lockdep, hung task, general protection):"
+		head -n 60 <<<"$reports" | sed 's/^/#   /'
+		[[ $rc == 0 || $rc == 77 ]] && rc=1
+	fi
 	d=$((t1 - t0))
 	printf '# %s took %d.%02d s\n' "$name" $((d / 100)) $((d % 100))
 	echo "@@FRING-END $name rc=$rc@@"
-	kmsg
+	[[ -n $klog ]] && sed 's/^<[0-9]*>//; s/^/# kmsg: /' <<<"$klog"
 	[[ $rc == 0 ]] || failed=$((failed + 1))
 done <"$JOBS"
 echo "# run-guest: $failed job(s) did not exit 0"

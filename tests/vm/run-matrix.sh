@@ -11,6 +11,8 @@
 # Exit status: 0 all passed; 1 a failure; 77 every series skipped.
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=../lib/check.sh
+source "$HERE/../lib/check.sh"
 [[ $# -ge 1 ]] || { echo "usage: $0 BUILDDIR [SERIES...]" >&2; exit 1; }
 BUILD=$(realpath "$1")
 shift
@@ -25,24 +27,25 @@ for s in "${series[@]}"; do
 		>"$BUILD/tests/vm/$s/run-vm.out" 2>&1 &
 	pid[$s]=$!
 done
-passed=0 failed=0 skipped=0
+skipped_series=0
 for s in "${series[@]}"; do
 	rc=0
 	wait "${pid[$s]}" || rc=$?
 	sed "s/^/[$s] /" "$BUILD/tests/vm/$s/run-vm.out"
-	read -r p f < <(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' \
+	read -r p f k < <(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed\(, \([0-9]*\) skipped\)\{0,1\}$/\1 \2 \4/p' \
 		"$BUILD/tests/vm/$s/run-vm.out" | tail -n 1)
 	passed=$((passed + ${p:-0}))
 	failed=$((failed + ${f:-0}))
+	skipped=$((skipped + ${k:-0}))
 	if [[ $rc == 77 ]]; then
-		skipped=$((skipped + 1))
+		skipped_series=$((skipped_series + 1))
 	elif [[ $rc != 0 ]]; then
 		# a run that failed without counting it still fails the matrix
 		((${f:-0} > 0)) || failed=$((failed + 1))
 		echo "FAIL matrix.$s: run-vm.sh exited $rc"
 	fi
 done
-echo "$passed passed, $failed failed"
+check_summary
 ((failed)) && exit 1
-((skipped == ${#series[@]})) && exit 77
+((skipped_series == ${#series[@]})) && exit_status 77
 exit 0

@@ -38,6 +38,8 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=../lib/check.sh
+source "$HERE/../lib/check.sh"
 [[ $# -eq 1 ]] || { echo "usage: $0 BUILDDIR" >&2; exit 1; }
 BUILD=$(realpath "$1")
 # the kernel series (fetch-kernel.sh): 7.3, or 6.12 / 6.1 for the matrix
@@ -46,17 +48,6 @@ OUTDIR=$BUILD/tests/vm
 [[ $SERIES == 7.3 ]] || OUTDIR=$BUILD/tests/vm/$SERIES
 mkdir -p "$OUTDIR"
 LOG=$OUTDIR/guest.log
-no_skip=${FRING_E2E_NO_SKIP:-0}
-
-skip() {
-	echo "SKIP: $*"
-	if [[ $no_skip == 1 ]]; then
-		echo "FRING_E2E_NO_SKIP=1: a skip counts as a failure"
-		echo "0 passed, 1 failed"
-		exit 1
-	fi
-	exit 77
-}
 
 QEMU=${FRING_VM_QEMU:-qemu-system-x86_64}
 command -v "$QEMU" >/dev/null ||
@@ -65,9 +56,8 @@ kernel_rc=0
 KERNEL=$("$HERE/fetch-kernel.sh" "$SERIES") || kernel_rc=$?
 if [[ $kernel_rc != 0 ]]; then
 	[[ $kernel_rc == 2 ]] && skip "no Linux $SERIES kernel image (fetch-kernel.sh above)"
-	echo "FAIL vm.kernel: fetch-kernel.sh exited $kernel_rc"
-	echo "0 passed, 1 failed"
-	exit 1
+	fail vm.kernel "fetch-kernel.sh exited $kernel_rc"
+	check_done
 fi
 echo "# kernel: $KERNEL"
 KDIR=$(dirname "$KERNEL")
@@ -105,11 +95,15 @@ declare -A job_transport=() job_cmd=() listed=() absent=()
 # kernel must NOT offer (too old). It passes only if the test says so: a
 # line "NOT OFFERED: why" and exit 77; exit 0 there is a failure (the
 # library used something the kernel lacks, or the test proves nothing).
-# Conversely a plain job that answers NOT OFFERED fails: on a kernel that
-# offers a feature its test must run.
+# The command runs with FRING_E2E_EXPECT_NOT_OFFERED=1: that answer is what
+# is asked for here, not a skip (tests/lib/check.sh's not_offered exits 77
+# under FRING_E2E_NO_SKIP=1 too). Conversely a plain job that answers NOT
+# OFFERED fails: on a kernel that offers a feature its test must run.
 job_not_offered() {
-	job "$@"
-	[[ -n ${job_cmd[$1]:-} ]] && absent[$1]=1
+	local name=$1 transport=$2
+	shift 2
+	job "$name" "$transport" env FRING_E2E_EXPECT_NOT_OFFERED=1 "$@"
+	[[ -n ${job_cmd[$name]:-} ]] && absent[$name]=1
 	return 0
 }
 job() { # NAME TRANSPORT COMMAND...
@@ -153,7 +147,7 @@ for n in "${names[@]}"; do
 	printf '%s\t%s\n' "$n" "${job_cmd[$n]}" >>"$JOBS"
 done
 {
-	echo "export FRING_E2E_NO_SKIP=$no_skip"
+	echo "export FRING_E2E_NO_SKIP=${FRING_E2E_NO_SKIP:-0}"
 	echo "export FRING_VM_JOB_TIMEOUT=${FRING_VM_JOB_TIMEOUT:-240}"
 	echo "export FRING_VM_HUNG_GRACE=${FRING_VM_HUNG_GRACE:-30}"
 	echo "export FRING_E2E_TEARDOWN_SECONDS=${FRING_E2E_TEARDOWN_SECONDS:-60}"
@@ -165,6 +159,11 @@ done
 adds=(--add "$JOBS" /tests/jobs --add "$ENVF" /tests/env)
 for f in "$HERE"/../e2e/*.sh; do
 	adds+=(--add "$f" "$S/${f##*/}")
+done
+# tests/lib (check.sh, kernel-log.sh): beside the scripts as in the tree,
+# /tests/lib for /tests/e2e/*.sh and /tests/run-guest.sh
+for f in check.sh kernel-log.sh; do
+	adds+=(--add "$HERE/../lib/$f" "/tests/lib/$f")
 done
 # FUSE as a module (the 6.1 kernel): its fuse.ko, which /init loads
 if [[ -d $KDIR/modules ]]; then
@@ -300,16 +299,6 @@ fi
 
 # ---------------------------------------------------------------------------
 # The verdicts
-passed=0
-failed=0
-ok() {
-	echo "ok $1"
-	passed=$((passed + 1))
-}
-fail() {
-	echo "FAIL $1: $2"
-	failed=$((failed + 1))
-}
 log_of() { # NAME: the log that judges it (the retry's, if it ran again)
 	if [[ -n ${retried[$1]:-} ]]; then echo "$RLOG"; else echo "$LOG"; fi
 }
@@ -385,10 +374,10 @@ for n in "${names[@]}"; do
 		show "$n"
 		continue
 	fi
-	if [[ $rc == 77 && -n $nol ]]; then
+	if [[ -n $nol ]]; then
 		why="expected the kernel to offer it got \"${nol:0:200}\""
 	elif [[ $rc == 77 ]]; then
-		[[ $no_skip == 1 ]] && why="it skipped (exit 77) and FRING_E2E_NO_SKIP=1"
+		skips_allowed || why="it skipped (exit 77) and FRING_E2E_NO_SKIP=1"
 	elif [[ $rc != 0 ]]; then
 		why="expected exit 0 got $rc"
 		fline=$(section "$n" | grep -m1 -E '^(FAIL|SKIP)' || true)
@@ -411,7 +400,7 @@ for n in "${names[@]}"; do
 		fi
 	fi
 	if [[ $rc == 77 && -z $why ]]; then
-		echo "skip $n: exit 77 ($(section "$n" | grep -m1 '^SKIP' || true))"
+		skip_check "$n" "exit 77 ($(section "$n" | grep -m1 '^SKIP' || true))"
 		continue
 	fi
 	if [[ -z $why ]]; then
@@ -427,5 +416,5 @@ grep -E 'fring: mounted ' "$LOG" | sed -E 's/^.*fring: mounted [^ ]*: /mounted: 
 	sort | uniq -c | sed -E 's/^ *([0-9]+) /#   \1 x /' || true
 echo "# vm: $(($(date +%s) - T0)) s; the serial logs are $LOG${retried[*]:+ and $RLOG (the retry)}"
 ((${#retried[@]})) && echo "# ${#retried[@]} job(s) ran a second time after a hang or a stopped guest (above)"
-echo "$passed passed, $failed failed"
+check_summary
 ((failed == 0 && passed > 0))
