@@ -732,7 +732,8 @@ struct fuse_uring_cmd_req {
 	};
 };
 
-/* Layout pins: values from the 7.3.4 uapi headers (kernel-protocol.md, A). */
+/* Layout pins: values of the 7.3.4 uapi header (doc/kernel-protocol.md,
+ * "Layouts"). */
 #define FRING_ABI_SIZE(t, n) _Static_assert(sizeof(struct t) == (n), #t " size")
 #define FRING_ABI_OFF(t, f, n)                                                 \
 	_Static_assert(offsetof(struct t, f) == (n), #t "." #f " offset")

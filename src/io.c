@@ -12,16 +12,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "opname.h"
 #include "reply.h"
-
-static int wrong_op(struct fring_req *req, const char *helper)
-{
-	stat_add(req->q, handler_bugs, 1);
-	fr_err("handler bug: %s used for %s; answering EIO", helper,
-	       fring_opname(req->opcode));
-	return reply_errno(req, EIO);
-}
 
 /* Continues short transfers; data already moved is still a good answer,
  * so an error after some bytes returns the bytes. */
@@ -73,7 +64,8 @@ static int transfer(fring_req_t *req, int fd, off_t off, size_t size,
 int fring_read_from_fd(fring_req_t *req, int fd, off_t off, size_t size)
 {
 	if (req->opcode != FUSE_READ)
-		return wrong_op(req, "fring_read_from_fd");
+		return reply_bug(req, "fring_read_from_fd on a request that "
+				      "is not a READ");
 	if (size > req->buf.size)
 		size = req->buf.size;
 	return transfer(req, fd, off, size, false);
@@ -82,6 +74,7 @@ int fring_read_from_fd(fring_req_t *req, int fd, off_t off, size_t size)
 int fring_write_to_fd(fring_req_t *req, int fd, off_t off)
 {
 	if (req->opcode != FUSE_WRITE)
-		return wrong_op(req, "fring_write_to_fd");
+		return reply_bug(req, "fring_write_to_fd on a request that "
+				      "is not a WRITE");
 	return transfer(req, fd, off, req->buf.size, true);
 }

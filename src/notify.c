@@ -6,8 +6,9 @@
  *
  * They are written to the session's /dev/fuse fd on every transport: the
  * kernel takes notifications only there (fuse_dev_do_write(); a ring commit
- * with unique 0 fails that entry's request, KP §2.9). One writev(2) is one
- * message, so any number of threads may notify at once without a lock.
+ * with unique 0 fails that entry's request: doc/kernel-protocol.md,
+ * "Notifications"). One writev(2) is one message, so any number of threads
+ * may notify at once without a lock.
  */
 #include <errno.h>
 #include <limits.h>

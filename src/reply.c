@@ -87,14 +87,6 @@ static bool has_data_limit(uint32_t op)
 	       op == FUSE_LISTXATTR || op == FUSE_IOCTL;
 }
 
-static void note_bug(struct fring_req *req, const char *what)
-{
-	stat_add(req->q, handler_bugs, 1);
-	fr_err("handler bug: %s (%s, unique %llu); answering EIO", what,
-	       fring_opname(req->opcode),
-	       (unsigned long long)atomic_load(&req->unique));
-}
-
 /* Claims the right to answer; false (and logged) for a second answer. */
 static bool claim(struct fring_req *req)
 {
@@ -168,6 +160,30 @@ static int send_claimed(struct fring_req *req, int error,
 }
 
 /*
+ * A handler bug in an answer this call claimed: logged, counted in
+ * handler_bugs and answered EIO in its place. Every reply function (and
+ * data helper) returns -EIO for it, whatever sending the EIO returned: the
+ * answer the handler gave never reached the kernel, so nothing it would
+ * have started (a lookup reference, an open file) exists.
+ */
+static int refuse_claimed(struct fring_req *req, const char *what)
+{
+	stat_add(req->q, handler_bugs, 1);
+	fr_err("handler bug: %s (%s, unique %llu); answering EIO", what,
+	       fring_opname(req->opcode),
+	       (unsigned long long)atomic_load(&req->unique));
+	send_claimed(req, -EIO, NULL, 0);
+	return -EIO;
+}
+
+int reply_bug(struct fring_req *req, const char *what)
+{
+	if (!claim(req))
+		return -EALREADY;
+	return refuse_claimed(req, what);
+}
+
+/*
  * Sends a success with args (checked against what the opcode expects) or an
  * error (error < 0). A wrong answer type or size becomes EIO: the kernel
  * would otherwise fail the caller with a less helpful error.
@@ -183,21 +199,20 @@ static int reply_kind(struct fring_req *req, unsigned kind,
 	for (int i = 0; i < nargs; i++)
 		datalen += args[i].iov_len;
 	if (op >= FUSE_OPCODE_MAX || !(reply_kinds[op] & kind)) {
-		note_bug(req, "wrong reply type");
-		return send_claimed(req, -EIO, NULL, 0);
+		return refuse_claimed(req, "wrong reply type");
 	}
 	if (kind == RK_DATA && has_data_limit(op) && datalen > req->max_out) {
-		note_bug(req, "more data than the kernel asked for");
-		return send_claimed(req, -EIO, NULL, 0);
+		return refuse_claimed(req,
+				      "more data than the kernel asked for");
 	}
 	if (kind == RK_XATTR && req->max_out) {
-		note_bug(req, "size-probe answer to a sized xattr request");
-		return send_claimed(req, -EIO, NULL, 0);
+		return refuse_claimed(
+			req, "size-probe answer to a sized xattr request");
 	}
 	if (kind == RK_DATA && (op == FUSE_GETXATTR || op == FUSE_LISTXATTR) &&
 	    !req->max_out) {
-		note_bug(req, "data answer to an xattr size probe");
-		return send_claimed(req, -EIO, NULL, 0);
+		return refuse_claimed(req,
+				      "data answer to an xattr size probe");
 	}
 	return send_claimed(req, 0, args, nargs);
 }
@@ -215,14 +230,11 @@ int reply_errno(struct fring_req *req, int err)
 	if (err < 0 || err >= 512) {
 		char what[48];
 
-		if (!claim(req))
-			return -EALREADY;
 		/* the kernel refuses an error outside -511..-1 (and the
 		 * answer with it) in fuse_dev_do_write() */
 		snprintf(what, sizeof(what), "errno %d out of range 1..511",
 			 err);
-		note_bug(req, what);
-		return send_claimed(req, -EIO, NULL, 0);
+		return reply_bug(req, what);
 	}
 	if (err == 0)
 		return reply_kind(req, RK_EMPTY, NULL, 0);
@@ -333,19 +345,13 @@ static void fill_open(const struct fring_req *req, struct fuse_open_out *o,
 	}
 }
 
-/* An open answer the kernel would fail with EIO: EIO here, as a bug. */
+/* An open answer the kernel would fail with EIO: EIO here, as a bug. The
+ * -EIO tells the caller no RELEASE will come. */
 static int refuse_open(struct fring_req *req, const struct fring_file *fi)
 {
 	const char *why = backing_refusal(req->se, req->opcode, fi);
 
-	if (!why)
-		return 0;
-	if (!claim(req))
-		return -EALREADY;
-	note_bug(req, why);
-	/* negative either way: the caller must not wait for a RELEASE */
-	send_claimed(req, -EIO, NULL, 0);
-	return -EINVAL;
+	return why ? reply_bug(req, why) : 0;
 }
 
 #define ONE(ptr)                                                               \
@@ -425,10 +431,8 @@ int fring_reply_write(fring_req_t *req, size_t count)
 	struct iovec iov;
 
 	if (req->opcode == FUSE_WRITE && count > req->buf.size) {
-		if (!claim(req))
-			return -EALREADY;
-		note_bug(req, "wrote more bytes than the request carried");
-		return send_claimed(req, -EIO, NULL, 0);
+		return reply_bug(req,
+				 "wrote more bytes than the request carried");
 	}
 	if (req->opcode == FUSE_COPY_FILE_RANGE_64) {
 		struct fuse_copy_file_range_out *o = (void *)req->small;
@@ -455,10 +459,7 @@ int fring_reply_buf(fring_req_t *req, const void *buf, size_t size)
 int fring_reply_iov(fring_req_t *req, const struct iovec *iov, int count)
 {
 	if (count < 0 || count > 8) {
-		if (!claim(req))
-			return -EALREADY;
-		note_bug(req, "fring_reply_iov takes at most 8 pieces");
-		return send_claimed(req, -EIO, NULL, 0);
+		return reply_bug(req, "fring_reply_iov takes at most 8 pieces");
 	}
 	return reply_kind(req, RK_DATA, iov, count);
 }
@@ -538,10 +539,8 @@ int fring_reply_lock(fring_req_t *req, const struct flock *lock)
 	o->lk.type = (uint32_t)lock->l_type;
 	if (lock->l_type != F_UNLCK) {
 		if (!lock_range(lock, &o->lk.start, &o->lk.end)) {
-			if (!claim(req))
-				return -EALREADY;
-			note_bug(req, "lock range outside 0..OFFSET_MAX");
-			return send_claimed(req, -EIO, NULL, 0);
+			return reply_bug(req,
+					 "lock range outside 0..OFFSET_MAX");
 		}
 		o->lk.pid = (uint32_t)lock->l_pid;
 	}
@@ -587,10 +586,7 @@ int fring_reply_ioctl(fring_req_t *req, int result, const void *buf,
 	struct iovec iov[2];
 
 	if (size > req->max_out) {
-		if (!claim(req))
-			return -EALREADY;
-		note_bug(req, "ioctl answer larger than out_size");
-		return send_claimed(req, -EIO, NULL, 0);
+		return reply_bug(req, "ioctl answer larger than out_size");
 	}
 	memset(o, 0, sizeof(*o));
 	o->result = result;

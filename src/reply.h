@@ -13,6 +13,9 @@
 FRING_HIDDEN int reply_send(struct fring_req *req, int error,
 			    const struct iovec *args, int nargs);
 FRING_HIDDEN int reply_errno(struct fring_req *req, int err);
+/* A handler bug (what: which): answers EIO in place of the handler's
+ * answer, logs and counts it; returns -EIO (-EALREADY if answered). */
+FRING_HIDDEN int reply_bug(struct fring_req *req, const char *what);
 /* A request the kernel wants no answer to is done. */
 FRING_HIDDEN void reply_none(struct fring_req *req);
 /* seconds as a double into the kernel's sec + nsec, clamped */

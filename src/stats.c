@@ -169,6 +169,18 @@ int fring_session_stats(const fring_session_t *s, unsigned q,
 	return 0;
 }
 
+/* Names fring_session_counter() still takes for counters renamed since:
+ * the splice counters were named after the FUSE operation whose data they
+ * moved, which is the other option's name (splice_write_bytes counted what
+ * splice_read moved). Not in the JSON. */
+static const struct {
+	const char *old, *name;
+} counter_aliases[] = {
+	{"splice_requests", "splice_read_requests"},
+	{"splice_write_bytes", "splice_read_data_bytes"},
+	{"splice_read_bytes", "splice_write_data_bytes"},
+};
+
 int fring_session_counter(const fring_session_t *s, unsigned q,
 			  const char *name, uint64_t *value)
 {
@@ -180,6 +192,12 @@ int fring_session_counter(const fring_session_t *s, unsigned q,
 	ret = session_snap(s, q, &snap);
 	if (ret)
 		return ret;
+	for (size_t i = 0; i < FRING_ARRAY_SIZE(counter_aliases); i++) {
+		if (!strcmp(name, counter_aliases[i].old)) {
+			name = counter_aliases[i].name;
+			break;
+		}
+	}
 	for (unsigned i = 0; i < STAT_COUNT; i++)
 		if (!strcmp(name, stat_info[i].name)) {
 			*value = snap.c[i];

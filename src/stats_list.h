@@ -32,12 +32,17 @@
 	STAT(zero_copy_staged, SUM)                                            \
 	STAT(send_failures, SUM)                                               \
 	STAT_EXT(passthrough_opens, SUM)                                       \
-	/* splice (splice.c): requests read through a pipe, WRITE bytes        \
-	 * spliced to the backing fd, READ bytes spliced to /dev/fuse,         \
-	 * splice paths that fell back to copying */                           \
-	STAT_EXT(splice_requests, SUM)                                         \
-	STAT_EXT(splice_write_bytes, SUM)                                      \
-	STAT_EXT(splice_read_bytes, SUM)                                       \
+	/* splice (dev/splice.c), each named after the option whose splices    \
+	 * it counts (libfuse's names: splice_read reads requests from         \
+	 * /dev/fuse with splice, splice_write writes answers with it):        \
+	 * requests splice_read took through a pipe, the WRITE data of those   \
+	 * spliced on into the backing fd, READ data splice_write spliced      \
+	 * into /dev/fuse, and the splices of any option that fell back to     \
+	 * copying. fring_session_counter() still takes the old names, which   \
+	 * named the FUSE operation instead (stats.c). */                      \
+	STAT_EXT(splice_read_requests, SUM)                                    \
+	STAT_EXT(splice_read_data_bytes, SUM)                                  \
+	STAT_EXT(splice_write_data_bytes, SUM)                                 \
 	STAT_EXT(splice_fallbacks, SUM)                                        \
 	/* data helpers on a ring transport: transfers a queue thread did in   \
 	 * place (fdclass.c), and READ/WRITE(_FIXED) it put on its ring */     \

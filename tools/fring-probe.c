@@ -32,8 +32,8 @@
 /*
  * The FUSE ABI a kernel speaks, from its version: 7.3 speaks 7.46, 6.18 to
  * 7.2 speak 7.45, FUSE-over-io_uring came with 7.42 in 6.14
- * (kernel-protocol.md). Only the steps that move the ladder are told
- * apart; the real minor is known at INIT.
+ * (doc/kernel-protocol.md, "Versions"). Only the steps that move the ladder
+ * are told apart; the real minor is known at INIT.
  */
 static const struct abi_step {
 	unsigned major, minor; /* the first kernel of the step */

@@ -25,7 +25,7 @@
  *
  * The notifications are sent with fs->ns released: inval_entry and delete
  * take the directory's lock in the kernel, which a LOOKUP waiting for
- * fs->ns may hold (kernel-protocol.md 2.9).
+ * fs->ns may hold (doc/kernel-protocol.md, "Notifications").
  */
 #include <errno.h>
 #include <libgen.h>

@@ -29,10 +29,13 @@
  * io_ring statistics.
  *
  * An I/O error is answered to the caller as its errno; the return value
- * only says whether the answer could be delivered (as for the replies), or
- * -EALREADY if req was answered already. Called for another opcode they
- * answer EIO (a handler bug). After the session started ending, the
- * zero-copy transfer answers ESHUTDOWN.
+ * says what became of the answer, as for the replies (see the Replies
+ * group in reply.h): 0 when it went out, or when the transfer went on the
+ * ring and the queue thread answers when it completes; -EALREADY if req
+ * was answered already; -EIO when called for another opcode (a handler
+ * bug: EIO answered, logged, counted in handler_bugs); another negative
+ * errno if it could not be delivered. After the session started ending,
+ * the zero-copy transfer answers ESHUTDOWN.
  */
 /**@{*/
 /** Answer a READ with up to size bytes of fd at off (size is capped to the

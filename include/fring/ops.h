@@ -15,23 +15,51 @@
  * @name Callback table
  *
  * Every member is optional. A missing member answers ENOSYS, except:
- * forget/forget_multi (nothing to do), open/opendir (success, fh 0),
- * release/releasedir (success), statfs (a generic answer), access
- * (success: rely on default_permissions), and the lock operations (the
- * kernel then handles locks locally). For flush, fsync and fsyncdir the
- * kernel takes ENOSYS as success and sends that operation no more on the
- * connection, which spares a round trip on every close(2) and fsync(2).
+ * - forget, forget_multi: each stands in for the other; with neither the
+ *   forgets are dropped (there is no answer to give);
+ * - open, opendir: success with fh 0; but ENOSYS when the init callback
+ *   left FRING_CAP_NO_OPEN_SUPPORT (FRING_CAP_NO_OPENDIR_SUPPORT) in
+ *   conn->want, and the kernel then opens such files itself without
+ *   asking again;
+ * - release, releasedir: success;
+ * - statfs: a generic answer (512-byte blocks, none used, NAME_MAX);
+ * - access: success (rely on default_permissions);
+ * - tmpfile, fallocate: EOPNOTSUPP;
+ * - ioctl: ENOTTY;
+ * - init, destroy, interrupt: nothing is called.
  *
- * Every callback except init, destroy, forget and forget_multi receives a
- * request that must be answered exactly once. Strings and buffers passed in
- * stay valid until the request is answered.
+ * Some missing members also shape INIT, so that the kernel never sends
+ * their requests: without getlk and setlk the library does not ask for
+ * FRING_CAP_POSIX_LOCKS, without flock not for FRING_CAP_FLOCK_LOCKS (the
+ * kernel then keeps those locks locally), without readdirplus not for
+ * FRING_CAP_READDIRPLUS, without ioctl not for FRING_CAP_IOCTL_DIR. If the
+ * init callback asks for them anyway, the missing member answers ENOSYS.
+ * For flush, fsync and fsyncdir the kernel takes ENOSYS as success and
+ * sends that operation no more on the connection, which spares a round
+ * trip on every close(2) and fsync(2).
  *
- * Thread: each runs on the queue thread that received the request (on the
- * ring transports that thread is pinned to the CPUs of its queues), so
- * callbacks run concurrently on different queues. A callback that blocks
- * holds up its queue only; one that must wait long (network, another
- * process) calls fring_req_async() and answers from another thread.
- * Errors go back to the caller as a positive errno in fring_reply_err().
+ * Every callback except init, destroy, forget, forget_multi and interrupt
+ * receives a request that must be answered exactly once. Strings and
+ * buffers passed in stay valid until the request is answered.
+ *
+ * Thread: each runs on the thread that serves the queue the request came
+ * in on, so callbacks run concurrently on different queue threads.
+ * - dev: every queue is a thread of its own reading /dev/fuse
+ *   (-o queues=N); a callback that blocks holds up its thread only, the
+ *   others go on reading.
+ * - The ring transports: the kernel has one queue per possible CPU and
+ *   puts a request on the queue of the CPU its caller runs on. By default
+ *   each queue has a thread of its own, pinned to that CPU; with
+ *   -o threads=N below the number of queues, queue q is served by thread
+ *   q % N, pinned to the CPUs of all its queues. A callback that blocks
+ *   holds up every queue of its thread: until it returns, no other request
+ *   of those queues is served (callers on all those CPUs wait), and
+ *   answers given on other threads to requests of those queues are not
+ *   committed either (the queue's thread commits them).
+ *
+ * A callback that must wait long (network, another process) calls
+ * fring_req_async() and answers from another thread. Errors go back to
+ * the caller as a positive errno in fring_reply_err().
  */
 /**@{*/
 /** The callbacks of a filesystem; see the group description above. */
@@ -90,7 +118,8 @@ struct fring_ops {
 	void (*link)(fring_req_t *req, fring_ino_t ino, fring_ino_t newparent,
 		     const char *newname);
 	/** Open ino with fi->flags. Set fi->fh (and direct_io, keep_cache,
-	 * ...) and answer fring_reply_open(). Default: success, fh 0. */
+	 * ...) and answer fring_reply_open(). Default: success, fh 0 (or
+	 * ENOSYS with FRING_CAP_NO_OPEN_SUPPORT wanted, see above). */
 	void (*open)(fring_req_t *req, fring_ino_t ino, struct fring_file *fi);
 	/**
 	 * Read up to size bytes at off into dst (dst->size >= size). Answer
@@ -136,7 +165,8 @@ struct fring_ops {
 	void (*fsync)(fring_req_t *req, fring_ino_t ino, int datasync,
 		      struct fring_file *fi);
 	/** Open a directory. Set fi->fh and answer fring_reply_open().
-	 * Default: success, fh 0. */
+	 * Default: success, fh 0 (or ENOSYS with
+	 * FRING_CAP_NO_OPENDIR_SUPPORT wanted, see above). */
 	void (*opendir)(fring_req_t *req, fring_ino_t ino,
 			struct fring_file *fi);
 	/**
@@ -184,19 +214,22 @@ struct fring_ops {
 	void (*create)(fring_req_t *req, fring_ino_t parent, const char *name,
 		       mode_t mode, struct fring_file *fi);
 	/** O_TMPFILE: an unnamed file in parent. Answer fring_reply_create().
-	 */
+	 * Default: EOPNOTSUPP. */
 	void (*tmpfile)(fring_req_t *req, fring_ino_t parent, mode_t mode,
 			struct fring_file *fi);
 	/** F_GETLK: answer fring_reply_lock() with the conflicting lock, or
-	 * the lock with l_type F_UNLCK. Default: the kernel tests locally. */
+	 * the lock with l_type F_UNLCK. Default: the kernel tests locally
+	 * (without getlk and setlk FRING_CAP_POSIX_LOCKS is not asked for). */
 	void (*getlk)(fring_req_t *req, fring_ino_t ino, struct fring_file *fi,
 		      struct flock *lock);
 	/** F_SETLK (sleep 0) or F_SETLKW (sleep non-zero; an interrupt may
-	 * come). Answer fring_reply_err(). Default: local locks. */
+	 * come). Answer fring_reply_err(). Default: local locks (as getlk).
+	 */
 	void (*setlk)(fring_req_t *req, fring_ino_t ino, struct fring_file *fi,
 		      struct flock *lock, int sleep);
 	/** flock(2). op: LOCK_SH, LOCK_EX or LOCK_UN, possibly | LOCK_NB.
-	 * Answer fring_reply_err(). Default: local locks. */
+	 * Answer fring_reply_err(). Default: local locks (without flock
+	 * FRING_CAP_FLOCK_LOCKS is not asked for). */
 	void (*flock)(fring_req_t *req, fring_ino_t ino, struct fring_file *fi,
 		      int op);
 	/** FIBMAP on a block-device filesystem. Answer fring_reply_bmap(). */
@@ -211,7 +244,8 @@ struct fring_ops {
 	 * woken later, take fring_req_pollhandle(req). */
 	void (*poll)(fring_req_t *req, fring_ino_t ino, struct fring_file *fi,
 		     uint64_t kernel_handle);
-	/** fallocate(2) with mode (FALLOC_FL_*). Answer fring_reply_err(). */
+	/** fallocate(2) with mode (FALLOC_FL_*). Answer fring_reply_err().
+	 * Default: EOPNOTSUPP. */
 	void (*fallocate)(fring_req_t *req, fring_ino_t ino, int mode,
 			  off_t offset, off_t length, struct fring_file *fi);
 	/** lseek(2) with SEEK_DATA or SEEK_HOLE (the kernel handles the

@@ -15,29 +15,54 @@
 /**
  * @name Replies
  * Each answers the request and releases it; the request must not be used
- * afterwards. Return 0, or a negative errno if the answer could not be
- * delivered (the request is released anyway). A second answer to the same
- * request is refused with -EALREADY and logged.
+ * afterwards, whatever the function returns. Callable from any thread (on
+ * the ring transports an answer from another thread is handed to the
+ * queue's thread, which commits it in its next batch).
  *
- * Callable from any thread (on the ring transports an answer from another
- * thread is handed to the queue's thread, which commits it in its next
- * batch). An answer of the wrong kind for the opcode, more data than the
- * kernel asked for, or an errno outside 1..511 is a handler bug: the caller
- * gets EIO, the bug is logged and counted in handler_bugs, and the function
- * returns what sending the EIO returned. A failure to deliver (-ENOENT: the
- * kernel forgot the request after an interrupt; -ENODEV, -ENOTCONN: the
- * connection is gone) needs no action.
+ * Every reply function returns one of these, and so do the data helpers
+ * (fring_read_from_fd(), fring_write_to_fd()):
+ * - 0: the answer went out as given. On dev the write(2) on /dev/fuse
+ *   succeeded, or failed with ENOENT because the kernel no longer waits
+ *   for that request (the connection was aborted or unmounted): nothing
+ *   is left to do then. On the ring transports the answer is in the ring
+ *   entry, committed with the thread's next io_uring_enter; what the
+ *   kernel says to the commit is handled by that thread, not returned.
+ * - -EALREADY: the request was answered already. Nothing is sent; the
+ *   second answer is a handler bug, logged and counted in handler_bugs.
+ * - -EIO: the answer is a handler bug: an answer of the wrong kind for the
+ *   opcode (fring_reply_err(req, 0) to a request whose success carries
+ *   data included), more data than the kernel asked for, an errno outside
+ *   1..511, or a value that a function's own description below refuses.
+ *   The caller gets EIO in its place; the bug is logged and counted in
+ *   handler_bugs. The same for every function and every such bug.
+ * - another negative errno: the transport could not deliver the answer:
+ *   on dev the write(2)'s error (-EINVAL: the kernel refused the answer),
+ *   on the ring transports a local failure (-EOVERFLOW: larger than the
+ *   entry's payload buffer; on zerocopy the error of staging a READ's
+ *   data). It is logged, and the library answered EIO in its place where
+ *   the connection still took one.
+ *
+ * A negative value always means the kernel did not get the answer as
+ * given: nothing it would have started exists (no lookup reference from an
+ * entry, no open file from an open or create answer, so no RELEASE for
+ * it), and the handler may undo what it did for it. Nothing else needs
+ * doing: the request is released either way.
  */
 /**@{*/
 /** Answers with an error, or with success and no data (unlink, rmdir,
  * rename, release, flush, fsync, setxattr, ...).
  * @param req the request
- * @param err a positive errno, or 0 for success with no data. */
+ * @param err a positive errno (1..511; anything else is answered EIO and
+ *            returns -EIO), or 0 for success with no data (-EIO for an
+ *            opcode whose success carries data). */
 int fring_reply_err(fring_req_t *req, int err);
-/** Answers lookup, mknod, mkdir, symlink, link with a new name's entry. */
+/** Answers lookup, mknod, mkdir, symlink, link with a new name's entry.
+ * e->ino 0 is a negative entry: for lookup the kernel caches the name's
+ * absence for e->entry_timeout; any other opcode is answered ENOENT
+ * instead (and the function returns as fring_reply_err() would). */
 int fring_reply_entry(fring_req_t *req, const struct fring_entry *e);
 /** Answers create and tmpfile: the entry and the open file (fi->fh and the
- * open flags as for fring_reply_open()). */
+ * open flags as for fring_reply_open(), backing_id refusals included). */
 int fring_reply_create(fring_req_t *req, const struct fring_entry *e,
 		       const struct fring_file *fi);
 /** Answers getattr and setattr.
@@ -46,12 +71,13 @@ int fring_reply_create(fring_req_t *req, const struct fring_entry *e,
  * @param attr_timeout seconds the kernel may cache them */
 int fring_reply_attr(fring_req_t *req, const struct stat *attr,
 		     double attr_timeout);
-/** Answers readlink with a NUL-terminated target. */
+/** Answers readlink with a NUL-terminated target (at most 4095 bytes;
+ * longer is a handler bug, -EIO). */
 int fring_reply_readlink(fring_req_t *req, const char *target);
 /** Answers open and opendir: fi->fh and the reply bits of struct
  * fring_file (direct_io, keep_cache, zero_copy, backing_id, ...). A
  * backing_id the kernel would refuse (see struct fring_file) is a handler
- * bug: EIO is sent and -EINVAL returned (no RELEASE will come; the same
+ * bug: EIO is sent and -EIO returned, so no RELEASE will come (the same
  * for fring_reply_create()). */
 int fring_reply_open(fring_req_t *req, const struct fring_file *fi);
 /**
@@ -59,8 +85,8 @@ int fring_reply_open(fring_req_t *req, const struct fring_file *fi);
  * (FUSE_DEV_IOC_BACKING_OPEN on the session's /dev/fuse, whatever the
  * transport). Put the id in fring_file.backing_id of an open or create
  * answer; the kernel holds its own reference from then on, so fd may be
- * closed. Needs CAP_PASSTHROUGH negotiated and CAP_SYS_ADMIN. Any thread,
- * after INIT. libfuse: fuse_passthrough_open().
+ * closed. Needs FRING_CAP_PASSTHROUGH negotiated and CAP_SYS_ADMIN. Any
+ * thread, after INIT. libfuse: fuse_passthrough_open().
  *
  * @param se the session
  * @param fd the backing file, any access mode: each open reopens its path
@@ -84,25 +110,36 @@ int fring_backing_open(fring_session_t *se, int fd);
  *         (id <= 0); -ENOENT (no such id); -EPERM (no CAP_SYS_ADMIN).
  */
 int fring_backing_close(fring_session_t *se, int backing_id);
-/** Answers write and copy_file_range with the bytes written. */
+/** Answers write and copy_file_range with the bytes written. For write, a
+ * count above the bytes the request carried is a handler bug (-EIO). The
+ * classic copy_file_range answer holds 32 bits: a larger count is sent as
+ * UINT32_MAX (COPY_FILE_RANGE_64, ABI 7.45, takes 64). */
 int fring_reply_write(fring_req_t *req, size_t count);
-/** Answers read, readdir, getxattr, listxattr with size bytes of buf, the
- * caller's memory (copied or gathered, never kept). On zerocopy a READ's
- * bytes are staged into the client's pages first. */
+/** Answers read, readdir, readdirplus, readlink, getxattr, listxattr with
+ * size bytes of buf, the caller's memory (copied or gathered, never kept).
+ * More bytes than the kernel asked for (the request's size; 4095 for
+ * readlink), or data to a getxattr/listxattr of size 0, is a handler bug
+ * (-EIO). On zerocopy a READ's bytes are staged into the client's pages
+ * first. */
 int fring_reply_buf(fring_req_t *req, const void *buf, size_t size);
-/** As fring_reply_buf() with the data in count pieces. */
+/** As fring_reply_buf() with the data in count pieces (0 to 8; more is a
+ * handler bug, -EIO). */
 int fring_reply_iov(fring_req_t *req, const struct iovec *iov, int count);
-/** Answers read or readdir with size bytes already placed at the start of
- * the request's dst buffer (no copy). On a FRING_BUF_FIXED dst the bytes
+/** Answers read, readdir or readdirplus with size bytes already placed at
+ * the start of the handler's dst buffer (dst->mem; no copy). Size limits
+ * as for fring_reply_buf(). On a FRING_BUF_FIXED dst (zerocopy) the bytes
  * must have been moved there with READ_FIXED first: an answer claiming
- * more than moved is refused (EIO). */
+ * more than fixed ops moved is a handler bug (-EIO). */
 int fring_reply_data(fring_req_t *req, size_t size);
 /** Answers statfs. */
 int fring_reply_statfs(fring_req_t *req, const struct statvfs *st);
-/** Answer to getxattr/listxattr with size 0: the size needed. */
+/** Answers getxattr/listxattr of size 0 (a size probe) with the size
+ * needed; to a request with a size it is a handler bug (-EIO). */
 int fring_reply_xattr(fring_req_t *req, size_t count);
-/** Answers getlk with the conflicting lock (or l_type F_UNLCK). The range
- * must fit 0..OFFSET_MAX. */
+/** Answers getlk with the conflicting lock (or l_type F_UNLCK). l_start
+ * counts from the file's start (l_whence is not read); unless l_type is
+ * F_UNLCK the range must fit 0..OFFSET_MAX, else it is a handler bug
+ * (-EIO). */
 int fring_reply_lock(fring_req_t *req, const struct flock *lock);
 /** Answers bmap with the device block index. */
 int fring_reply_bmap(fring_req_t *req, uint64_t idx);
@@ -111,7 +148,8 @@ int fring_reply_lseek(fring_req_t *req, off_t off);
 /** Answers poll with the ready events (POLLIN, ...). */
 int fring_reply_poll(fring_req_t *req, unsigned revents);
 /** Answers ioctl: result is ioctl(2)'s return value, buf the size output
- * bytes (at most out_bufsz). */
+ * bytes (buf NULL: none). size above the handler's out_bufsz is a handler
+ * bug (-EIO). */
 int fring_reply_ioctl(fring_req_t *req, int result, const void *buf,
 		      size_t size);
 struct statx;

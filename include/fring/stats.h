@@ -60,7 +60,9 @@ int fring_session_stats(const fring_session_t *s, unsigned q,
 /** One counter by its name, as the JSON of fring_session_write_stats()
  * names it ("requests", "pool_waits", "oldest_pending_ns", ...): every
  * counter of struct fring_stats and those added after its layout was
- * fixed, which only this function and the JSON show. q as for
+ * fixed, which only this function and the JSON show; also the earlier
+ * names of renamed counters (splice_requests, splice_write_bytes,
+ * splice_read_bytes: doc/transports.md, "splice on dev"). q as for
  * fring_session_stats(). Any thread, while the session exists.
  * @return 0, -ENOENT for a name this version does not count, -EINVAL. */
 int fring_session_counter(const fring_session_t *s, unsigned q,

@@ -39,7 +39,10 @@ int dev_write_all(int fd, struct iovec *iov, int cnt)
 	} while (n < 0 && errno == EINTR);
 	if (n >= 0)
 		return 0;
-	/* ENOENT: the request was interrupted or aborted meanwhile. */
+	/* ENOENT: the kernel no longer knows the request: the connection
+	 * was aborted meanwhile (fuse_dev_do_write(); a request read by the
+	 * server is waited for even through a fatal signal,
+	 * request_wait_answer()). Nobody waits for the answer. */
 	if (errno == ENOENT)
 		return 0;
 	return -errno;

@@ -210,7 +210,7 @@ ssize_t splice_read_msg(struct fring_queue *q, struct fring_req *req,
 	} else if (!ret && (size_t)n > head) {
 		ret = pipe_take(q->pipe[0], buf + head, (size_t)n - head);
 	}
-	stat_add(q, splice_requests, 1);
+	stat_add(q, splice_read_requests, 1);
 	return ret ? ret : n;
 }
 
@@ -285,7 +285,7 @@ int splice_write_to_fd(struct fring_req *req, int fd, off_t off)
 	if (done < left) /* written data is a good (short) answer */
 		pipe_discard(q->pipe[0], left - done);
 	atomic_store(&q->pipe_owner, 0);
-	stat_add(q, splice_write_bytes, done);
+	stat_add(q, splice_read_data_bytes, done);
 	fring_reply_write(req, done);
 	return 1;
 }
@@ -451,7 +451,7 @@ int splice_send(struct fring_req *req, struct iovec *iov, int cnt)
 		} while (r < 0 && errno == EINTR);
 	if (r == (ssize_t)len) {
 		t->pending = 0;
-		stat_add(q, splice_read_bytes, n);
+		stat_add(q, splice_write_data_bytes, n);
 		return 0;
 	}
 	/* fuse_dev_splice_write() takes the pipe's buffers before it parses

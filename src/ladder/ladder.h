@@ -96,9 +96,10 @@ FRING_HIDDEN void ladder_probe(const struct fring_config *cfg,
 #define ENABLE_URING_PARAM "/sys/module/fuse/parameters/enable_uring"
 
 /*
- * What the ring rungs allocate: max_payload_sz (kernel-protocol.md 3.6),
- * the uring entry buffers and the pools over all queues, the rings, and
- * what the rings and a registered pool charge to RLIMIT_MEMLOCK.
+ * What the ring rungs allocate: max_payload_sz
+ * (doc/kernel-protocol.md, "Ring payload size"), the uring entry buffers
+ * and the pools over all queues, the rings, and what the rings and a
+ * registered pool charge to RLIMIT_MEMLOCK.
  */
 struct ring_sizes {
 	size_t payload;

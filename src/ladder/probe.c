@@ -17,7 +17,7 @@
 #include "ladder.h"
 
 /*
- * The INIT a kernel at ABI 7.minor sends (kernel-protocol.md 3.2): the
+ * The INIT a kernel at ABI 7.minor sends (doc/kernel-protocol.md, "INIT"): the
  * flags libfring asks for, which such kernels offer, and the io_uring bits
  * only while enable_uring is Y (FUSE_HAS_IO_URING_BUFPOOL from 7.46 on).
  */

@@ -75,7 +75,7 @@ static void zc_done(struct ring_thread *rt, struct ring_io *io, int res)
 		ring_ent(req)->zc_moved =
 			(uint32_t)(io->zc_addr + (uint64_t)res);
 	if (!ring_ent(req)->zc_inflight && ring_ent(req)->commit_held &&
-	    !rt->stopping)
+	    !rt_stopping(rt))
 		ring_commit(rt, req);
 }
 
@@ -163,7 +163,7 @@ void ring_io_complete(struct ring_thread *rt, struct ring_io *io, int res)
 	if (!io)
 		return;
 	zc_done(rt, io, res);
-	if (rt->stopping) {
+	if (rt_stopping(rt)) {
 		io_put(rt, io);
 		return;
 	}
@@ -225,7 +225,7 @@ int ring_helper_handoff(struct fring_req *req, int fd, off_t off, size_t size,
 	helper_init(io, req, fd, off, size, 0, is_write);
 	fring_req_async(req);
 	pthread_mutex_lock(&rt->lock);
-	if (rt->dead) {
+	if (rt->state == RT_RETIRED) {
 		pthread_mutex_unlock(&rt->lock);
 		free(io);
 		return -ESHUTDOWN;

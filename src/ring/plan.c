@@ -138,11 +138,11 @@ unsigned ring_nr_queues(void)
 
 /*
  * One thread's ring: SQE128 (the kernel refuses FUSE commands on 64-byte
- * SQEs, kernel-protocol.md 4.3); SINGLE_ISSUER because one thread owns it;
- * COOP_TASKRUN so that the kernel's copy of a request into an entry waits
- * for the thread's next kernel entry instead of interrupting a handler.
- * Not DEFER_TASKRUN: on the 4 KiB randread bench it was 3% slower at 2%
- * more CPU (doc/benchmarks.md), as libfuse's authors also found.
+ * SQEs: doc/kernel-protocol.md, "Ring commands"); SINGLE_ISSUER because one
+ * thread owns it; COOP_TASKRUN so that the kernel's copy of a request into an
+ * entry waits for the thread's next kernel entry instead of interrupting a
+ * handler. Not DEFER_TASKRUN: on the 4 KiB randread bench it was 3% slower at
+ * 2% more CPU (doc/benchmarks.md), as libfuse's authors also found.
  */
 int ring_init(struct io_uring *ring, unsigned entries)
 {

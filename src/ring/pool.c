@@ -87,13 +87,13 @@ int rt_add_pools(struct ring_thread *rt)
 	}
 	rt->setup_left = want;
 	rt->setup_res = 0;
-	while (rt->setup_left && !rt->stopping) {
+	while (rt->setup_left && !rt_stopping(rt)) {
 		int ret = rt_reap(rt);
 
 		if (ret)
 			return ret;
 	}
-	if (rt->stopping && !rt->setup_res)
+	if (rt_stopping(rt) && !rt->setup_res)
 		return -ECANCELED;
 	return rt->setup_res;
 }

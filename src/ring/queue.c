@@ -132,12 +132,12 @@ static void ring_recycle(struct fring_req *req)
 	struct ring_thread *rt = req->q->rt;
 
 	if (cur_rt == rt) {
-		if (!rt->stopping)
+		if (!rt_stopping(rt))
 			ring_commit(rt, req);
 		return;
 	}
 	pthread_mutex_lock(&rt->lock);
-	if (!rt->dead) {
+	if (rt->state != RT_RETIRED) {
 		req->next_free = rt->handoff;
 		rt->handoff = req;
 	}
@@ -217,7 +217,7 @@ static void rt_drain_handoff(struct ring_thread *rt)
 		struct fring_req *req = list;
 
 		list = req->next_free;
-		if (!rt->stopping)
+		if (!rt_stopping(rt))
 			ring_commit(rt, req);
 	}
 }
@@ -242,9 +242,10 @@ void rt_entry_request(struct ring_thread *rt, struct fring_req *req)
 	if (ring_ent(req)->zc == ZC_READ) {
 		/* no pool buffer (offset 0 would name another entry's); the
 		 * size bounds what the pages may hold. Nor any payload: the
-		 * kernel sends payload_sz 0 (kernel-protocol.md 6.3), and
-		 * framing one at data NULL would be pointer arithmetic on
-		 * NULL (UBSan in fuzz_decode: total_extlen set). */
+		 * kernel sends payload_sz 0 (doc/kernel-protocol.md,
+		 * "Zero-copy"), and framing one at data NULL would be pointer
+		 * arithmetic on NULL (UBSan in fuzz_decode: total_extlen set).
+		 */
 		req->data = NULL;
 		req->datasz = rt->rs->payload_sz;
 		if (psz) {
@@ -286,7 +287,7 @@ static void rt_entry_cqe(struct ring_thread *rt, struct fring_req *req, int res)
 
 	rt->in_kernel--;
 	if (res == 0) {
-		if (rt->stopping) {
+		if (rt_stopping(rt)) {
 			/* nobody will answer: the session is going away */
 			return;
 		}
@@ -300,15 +301,16 @@ static void rt_entry_cqe(struct ring_thread *rt, struct fring_req *req, int res)
 	case ECONNABORTED:
 	case ECANCELED:
 		/* unmount, abort or our own teardown */
-		if (!rt->stopping && !atomic_load(&se->exiting))
+		if (!rt_stopping(rt) && !atomic_load(&se->exiting))
 			session_stop(se);
 		break;
 	default:
 		fr_err("q%u: ring command failed: %s%s", req->q->idx,
 		       strerror(-res),
-		       rt->registered ? ""
-				      : " (REGISTER refused: the kernel serves "
-					"this connection through /dev/fuse)");
+		       rt->state >= RT_SERVING
+			       ? ""
+			       : " (REGISTER refused: the kernel serves "
+				 "this connection through /dev/fuse)");
 		ring_note_failure(rt->rs, -res);
 		break;
 	}
@@ -327,12 +329,13 @@ void rt_cqe(struct ring_thread *rt, struct io_uring_cqe *cqe)
 		break;
 	case UD_WAKE:
 		rt_drain_handoff(rt);
-		if (!rt->stopping)
+		if (!rt_stopping(rt))
 			rt_arm_wake(rt);
 		break;
 	case UD_EXIT:
-		rt->stopping = true;
+		/* before STOPPING: rt_zc_dead() asks whether it served */
 		rt_zc_dead(rt);
+		rt_set_state(rt, RT_STOPPING);
 		break;
 	case UD_STAGE:
 		rt_stage_done(rt, ud_ptr(ud), cqe->res);
@@ -403,7 +406,7 @@ int rt_reap(struct ring_thread *rt)
 
 static void rt_loop(struct ring_thread *rt)
 {
-	while (!rt->stopping) {
+	while (!rt_stopping(rt)) {
 		int ret = rt_reap(rt);
 
 		if (ret) {
@@ -421,7 +424,7 @@ static void rt_loop(struct ring_thread *rt)
 			ring_io_start_handed(rt, ios);
 		}
 		if (rt->dead_entries && rt->dead_entries == rt->total_entries &&
-		    !rt->stopping) {
+		    !rt_stopping(rt)) {
 			/* every entry is gone: nothing more can arrive */
 			break;
 		}
@@ -471,7 +474,7 @@ static void rt_register_all(struct ring_thread *rt)
 			stat_add(q, ring_entries, 1);
 		}
 	}
-	rt->registered = true;
+	rt_set_state(rt, RT_SERVING);
 }
 
 /* The thread serves: entries registered, then the loop until the session
@@ -492,7 +495,7 @@ void rt_retire(struct ring_thread *rt)
 	struct ring_io *ios;
 
 	pthread_mutex_lock(&rt->lock);
-	rt->dead = true;
+	rt->state = RT_RETIRED;
 	ios = rt->io_handoff;
 	rt->io_handoff = NULL;
 	pthread_mutex_unlock(&rt->lock);
@@ -517,7 +520,7 @@ bool ring_on_thread_of(const struct fring_req *req)
 
 struct io_uring_sqe *ring_io_sqe(struct fring_req *req)
 {
-	if (!ring_on_thread_of(req) || cur_rt->stopping)
+	if (!ring_on_thread_of(req) || rt_stopping(cur_rt))
 		return NULL;
 	/* a zero-copy slot may point at pages a gone client got back */
 	if (ring_ent(req)->zc != ZC_NONE &&

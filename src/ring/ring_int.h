@@ -57,39 +57,82 @@ enum ring_phase {
 	RING_ABANDON, /* the ring is not used: threads just exit */
 };
 
+/*
+ * A ring thread's life, in order. Only the thread moves its own state, and
+ * only forward; it may skip states: a setup that failed retires from NEW
+ * or READY, a ring not used after INIT (or whose pools the kernel refused)
+ * never reaches SERVING, and the session may end while the pools are being
+ * added (READY -> STOPPING).
+ */
+enum rt_state {
+	RT_NEW,	     /* nothing built yet (the thread may not run yet) */
+	RT_READY,    /* ring, entries and pools built: waiting for INIT */
+	RT_SERVING,  /* entries REGISTERed: the kernel fills them, we commit */
+	RT_STOPPING, /* the session's exit seen: nothing more is committed */
+	RT_RETIRED,  /* out of its loop: answers handed over now go nowhere */
+};
+
 struct ring_thread {
 	struct ring_state *rs;
 	unsigned idx;
 	pthread_t th;
-	bool started;
+	/* Written only by the thread, under lock (other threads read it
+	 * there: a handoff to a RETIRED thread is dropped); the thread itself
+	 * reads it without the lock. rt_set_state() moves it. */
+	enum rt_state state;
+	/*
+	 * Kept apart from state, because they are not stages of the life:
+	 * - joinable: pthread_create() succeeded and the thread awaits its
+	 *   pthread_join(). The main thread's record (set after the create,
+	 *   while the thread already moves its state), read by it alone.
+	 * - ring_built: the io_uring exists. It outlives the thread:
+	 *   ring_free() closes it after the join (closing cancels the entries
+	 *   the kernel still holds), whatever state the thread retired from,
+	 *   and a thread whose setup failed may retire with or without one.
+	 * - zc_dead (below): a fact about the connection, not the thread.
+	 * - setup_err, setup_left, setup_res: results of setup steps.
+	 */
+	bool joinable;
+	bool ring_built;
 	int setup_err;
-	bool ring_ok;
 	struct io_uring ring;
 	struct fring_queue **qs; /* the kernel queues this thread serves */
 	unsigned nq;
 	unsigned total_entries;
 	unsigned dead_entries;
 	unsigned in_kernel;
-	bool registered;
-	bool stopping;
 	unsigned setup_left; /* ADD_* completions still awaited */
 	int setup_res;	     /* their first error */
 	int wake_efd;
 	uint64_t wake_buf;
-	pthread_mutex_t lock;	    /* handoff, dead */
+	pthread_mutex_t lock;	    /* handoff, state */
 	struct fring_req *handoff;  /* answered elsewhere, to commit here */
 	struct ring_io *io_handoff; /* zero-copy helpers started elsewhere */
 	struct ring_io *io_pending; /* ... taken over, to start */
-	bool dead;
 	/* zero-copy: in-memory READ answers are staged in this memfd (at
 	 * slot * payload_sz) and READ_FIXED into the client's pages */
 	int stage_fd;
 	/* zero-copy: the connection is gone; the kernel may keep slots
 	 * pointing at aborted requests' pages, so no fixed op may touch them
-	 * any more (kernel-protocol.md 6.6) */
+	 * any more (doc/kernel-protocol.md, "Zero-copy") */
 	bool zc_dead;
 	struct ring_io *io_free;
 };
+
+/* The thread moves its own state (see enum rt_state). */
+static inline void rt_set_state(struct ring_thread *rt, enum rt_state state)
+{
+	pthread_mutex_lock(&rt->lock);
+	rt->state = state;
+	pthread_mutex_unlock(&rt->lock);
+}
+
+/* On the thread itself: the session's exit was seen (or the thread is
+ * done), so nothing more is committed. */
+static inline bool rt_stopping(const struct ring_thread *rt)
+{
+	return rt->state >= RT_STOPPING;
+}
 
 enum pool_mode {
 	POOL_NONE,	 /* per-entry payload buffers (7.42+) */

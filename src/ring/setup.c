@@ -116,7 +116,7 @@ static int rt_setup(struct ring_thread *rt)
 		(void)io_uring_register_ring_fd(&rt->ring);
 	if (ret)
 		return ret;
-	rt->ring_ok = true;
+	rt->ring_built = true;
 	if (rt->rs->pool == POOL_REGISTERED)
 		return rt_register_pools(rt);
 	return 0;
@@ -134,6 +134,8 @@ static void *rt_main(void *arg)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	ret = rt_setup(rt);
+	if (!ret)
+		rt_set_state(rt, RT_READY);
 
 	/* Report, then wait for the INIT answer (commands before it get
 	 * EAGAIN) or for the decision to give up the ring. */
@@ -234,14 +236,14 @@ int ring_prepare(struct fring_session *se)
 			err = -ret;
 			break;
 		}
-		rt->started = true;
+		rt->joinable = true;
 	}
 	pthread_mutex_lock(&rs->lock);
 	for (;;) {
 		unsigned started = 0;
 
 		for (unsigned t = 0; t < nthreads; t++)
-			started += rs->threads[t].started;
+			started += rs->threads[t].joinable;
 		if (rs->nready == started)
 			break;
 		pthread_cond_wait(&rs->cond, &rs->lock);
@@ -294,10 +296,10 @@ void ring_stop(struct fring_session *se)
 	for (unsigned t = 0; t < rs->nthreads; t++) {
 		struct ring_thread *rt = &rs->threads[t];
 
-		if (rt->started) {
+		if (rt->joinable) {
 			ring_thread_wake(rt);
 			pthread_join(rt->th, NULL);
-			rt->started = false;
+			rt->joinable = false;
 		}
 	}
 }
@@ -312,7 +314,7 @@ void ring_free(struct fring_session *se)
 		struct ring_thread *rt = &rs->threads[t];
 
 		/* closing the ring cancels the entries still in the kernel */
-		if (rt->ring_ok)
+		if (rt->ring_built)
 			io_uring_queue_exit(&rt->ring);
 		if (rt->wake_efd >= 0)
 			close(rt->wake_efd);

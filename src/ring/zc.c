@@ -64,7 +64,7 @@ void rt_stage_done(struct ring_thread *rt, struct fring_req *req, int res)
 		zc_fail(req, "staging READ data into the client's pages failed",
 			false);
 	ring_ent(req)->zc_staged = 0;
-	if (!rt->stopping)
+	if (!rt_stopping(rt))
 		ring_commit(rt, req);
 }
 
@@ -73,7 +73,8 @@ void rt_stage_done(struct ring_thread *rt, struct fring_req *req, int res)
  * READ answered from memory is written to the stage memfd here (any
  * thread) and moved into the pages by the owning thread before the commit.
  * An answer claiming more bytes than fixed ops moved would expose stale
- * page contents (READ) or lose data (WRITE): EIO instead.
+ * page contents (READ) or lose data (WRITE): EIO instead, a handler bug
+ * whose reply function returns -EIO like reply.c's.
  */
 int ring_send_zc(struct fring_req *req, struct iovec *iov, int cnt)
 {
@@ -96,7 +97,7 @@ int ring_send_zc(struct fring_req *req, struct iovec *iov, int cnt)
 				"zero-copy WRITE answered with more bytes "
 				"than left the client's pages",
 				true);
-			return 0;
+			return -EIO;
 		}
 		memcpy(req->data, wo, sizeof(*wo));
 		ring_ent(req)->hdr.ring_ent_in_out.payload_sz = sizeof(*wo);
@@ -111,7 +112,7 @@ int ring_send_zc(struct fring_req *req, struct iovec *iov, int cnt)
 				"zero-copy READ answered with more bytes "
 				"than reached the client's pages",
 				true);
-			return 0;
+			return -EIO;
 		}
 		ring_ent(req)->hdr.ring_ent_in_out.payload_sz = (uint32_t)total;
 		return 0;
@@ -185,7 +186,7 @@ void rt_zc_dead(struct ring_thread *rt)
 	unsigned n = rt->nq * rt->rs->depth;
 	struct iovec *none;
 
-	if (!rt->rs->zero_copy || rt->zc_dead || !rt->registered)
+	if (!rt->rs->zero_copy || rt->zc_dead || rt->state < RT_SERVING)
 		return;
 	rt->zc_dead = true;
 	none = calloc(n, sizeof(*none));

@@ -128,8 +128,8 @@ static unsigned default_queues(void)
 static size_t dev_buffer_size(const struct fring_conn *c)
 {
 	/* The largest request: a WRITE of max_write, or a SETXATTR with a
-	 * 64 KiB value (kernel-protocol.md 2.3); READ data needs max_pages
-	 * pages after the first page. */
+	 * 64 KiB value (doc/kernel-protocol.md, "Reading requests"); READ
+	 * data needs max_pages pages after the first page. */
 	size_t in = 80 + (size_t)c->max_write;
 	size_t data = (size_t)c->max_pages * FRING_PAGE;
 

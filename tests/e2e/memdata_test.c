@@ -429,7 +429,7 @@ int main(int argc, char *argv[])
 			uint64_t spliced = 0;
 
 			fring_session_counter(se, FRING_STATS_ALL,
-					      "splice_requests", &spliced);
+					      "splice_read_requests", &spliced);
 			T(spliced > 0, "plain_spliced",
 			  "no request was read with splice");
 		}

@@ -617,8 +617,8 @@ static void test_resend(bool ring)
 	T(ret == 0, "resend.ret", "%d", ret);
 	if (ring) {
 		chk_note("the ring's requests are not resent "
-			 "(kernel-protocol.md "
-			 "7.3): answering the held one");
+			 "(doc/kernel-protocol.md, \"Notifications\"): "
+			 "answering the held one");
 		usleep(300000);
 		pthread_mutex_lock(&lock);
 		T(!resent_unique, "resend.ring_not_resent", "resent %llx",

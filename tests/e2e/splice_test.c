@@ -264,11 +264,11 @@ int main(void)
 	  atomic_load(&mem_after_async));
 	T(atomic_load(&refused) > 0, "refused_writes", "%d",
 	  atomic_load(&refused));
-	T(counter(se, "splice_write_bytes") > 0, "splice_write_bytes", "%llu",
-	  (unsigned long long)counter(se, "splice_write_bytes"));
-	T(counter(se, "splice_read_bytes") >= (uint64_t)BLOCKS * BLOCK,
-	  "splice_read_bytes", "%llu",
-	  (unsigned long long)counter(se, "splice_read_bytes"));
+	T(counter(se, "splice_read_data_bytes") > 0, "splice_read_data_bytes",
+	  "%llu", (unsigned long long)counter(se, "splice_read_data_bytes"));
+	T(counter(se, "splice_write_data_bytes") >= (uint64_t)BLOCKS * BLOCK,
+	  "splice_write_data_bytes", "%llu",
+	  (unsigned long long)counter(se, "splice_write_data_bytes"));
 	T(counter(se, "handler_bugs") == 0, "no_handler_bugs", "%llu",
 	  (unsigned long long)counter(se, "handler_bugs"));
 

@@ -810,8 +810,8 @@ static void session_setup(const uint8_t *head)
 	fz.rs.payload_sz = bsz;
 	fz.rs.depth = FZ_PENDING + 1;
 	fz.rt.rs = &fz.rs;
-	fz.rt.registered = true;
-	fz.rt.ring_ok = true;
+	fz.rt.state = RT_SERVING;
+	fz.rt.ring_built = true;
 	fz.rt.stage_fd = fz.stage_fd;
 	fz.rt.qs = &fk.q;
 	fz.rt.nq = 1;

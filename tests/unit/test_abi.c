@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The kernel ABI as fuse_abi.h spells it, checked field by field against
- * the layouts of the 7.3.4 uapi headers (kernel-protocol.md, Appendix A and
- * section 2.11), and the public constants that must equal kernel values.
+ * the layouts of the 7.3.4 uapi header (doc/kernel-protocol.md, "Layouts"),
+ * and the public constants that must equal kernel values.
  *
  * What the _Static_asserts already pin is not repeated here: every size and
  * offset of fuse_abi.h's FRING_ABI_SIZE/FRING_ABI_OFF list, struct

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* INIT negotiation: init_negotiate() against kernel-protocol.md section 3. */
+/* INIT negotiation: init_negotiate() against the kernel's side of it
+ * (doc/kernel-protocol.md, "INIT"). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,7 +13,7 @@
 #include "../fuzz/fuzz_input.h"
 #include "fake_session.h"
 
-/* What 7.3 offers with enable_uring=1 (kernel-protocol.md 3.2). */
+/* What 7.3 offers with enable_uring=1 (doc/kernel-protocol.md, "INIT"). */
 #define OFFER_FLAGS  0x73fffffbu
 #define OFFER_FLAGS2 0xfffu
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The FUSE uring_cmd SQEs as the kernel reads them (kernel-protocol.md 4.4),
+ * The FUSE uring_cmd SQEs as the kernel reads them (doc/kernel-protocol.md,
+ * "Ring commands"),
  * built into slots pre-filled with 0xAA: every byte the builders do not set
  * must be zero, since a stale byte at offset 72 makes REGISTER fail and
  * turns io_uring off for the connection.

@@ -176,6 +176,21 @@ static void test_counter_by_name(void **state)
 	assert_int_equal(v, 1u << 30);
 	assert_int_equal(fring_session_counter(fk.se, 0, "no_such", &v),
 			 -ENOENT);
+	/* the splice counters' earlier names read the renamed counters */
+	atomic_store(&side.stats.splice_read_data_bytes, 7);
+	atomic_store(&side.stats.splice_write_data_bytes, 9);
+	assert_int_equal(fring_session_counter(fk.se, FRING_STATS_ALL,
+					       "splice_write_bytes", &v),
+			 0);
+	assert_int_equal(v, 7);
+	assert_int_equal(fring_session_counter(fk.se, FRING_STATS_ALL,
+					       "splice_read_bytes", &v),
+			 0);
+	assert_int_equal(v, 9);
+	assert_int_equal(fring_session_counter(fk.se, FRING_STATS_ALL,
+					       "splice_requests", &v),
+			 0);
+	assert_int_equal(v, 0);
 	assert_int_equal(fring_session_counter(fk.se, 1, "requests", &v),
 			 -EINVAL);
 	assert_int_equal(fring_session_counter(NULL, 0, "requests", &v),

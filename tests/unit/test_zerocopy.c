@@ -86,7 +86,7 @@ static void test_read_placed(void **state)
 	assert_int_equal(answer(f, NULL, 100), 0);
 	assert_int_equal(payload(f), 100);
 	/* claiming bytes no fixed op moved: EIO, counted */
-	assert_int_equal(answer(f, NULL, 4097), 0);
+	assert_int_equal(answer(f, NULL, 4097), -EIO);
 	assert_int_equal(hdr(f)->error, -EIO);
 	assert_int_equal(payload(f), 0);
 	assert_int_equal(f->q.stats.handler_bugs, 1);
@@ -142,7 +142,7 @@ static void test_write(void **state)
 	assert_memory_equal(f->pool, &wo, sizeof(wo));
 	/* more than left the client's pages: EIO, counted */
 	f->ent.zc_moved = 4096;
-	assert_int_equal(answer(f, &wo, sizeof(wo)), 0);
+	assert_int_equal(answer(f, &wo, sizeof(wo)), -EIO);
 	assert_int_equal(hdr(f)->error, -EIO);
 	assert_int_equal(payload(f), 0);
 	assert_int_equal(f->q.stats.handler_bugs, 1);

@@ -42,7 +42,7 @@ job probe - "$S/probe.sh" "$BUILD/tools/fring-probe"
 # stats (max_write=524288: its pipes fit fs.pipe-max-size)
 job dev-splice-fsx dev env \
 	FRING_E2E_OPTS=splice_read,splice_write,splice_move,max_write=524288 \
-	FRING_E2E_STATS_EXPECT='splice_requests>0 splice_write_bytes>0 splice_read_bytes>0 splice_fallbacks=0' \
+	FRING_E2E_STATS_EXPECT='splice_read_requests>0 splice_read_data_bytes>0 splice_write_data_bytes>0 splice_fallbacks=0' \
 	"$S/run-suite.sh" "$MEMFS" dev "$E2E/fsx" --ops 2000 --seed 5
 # notifications of the kernel's ABI (expire_entry needs 7.38: both have it);
 # resend (7.40) and inc_epoch / prune (7.44, 7.45) must be NOT OFFERED

@@ -159,7 +159,7 @@ job probe - "$S/probe.sh" "$BUILD/tools/fring-probe"
 # splice on /dev/fuse at ABI 7.46 (memfs, data checked by fsx, pipes by stats)
 job dev-splice-fsx dev env \
 	FRING_E2E_OPTS=splice_read,splice_write,splice_move,max_write=524288 \
-	FRING_E2E_STATS_EXPECT='splice_requests>0 splice_write_bytes>0 splice_read_bytes>0 splice_fallbacks=0' \
+	FRING_E2E_STATS_EXPECT='splice_read_requests>0 splice_read_data_bytes>0 splice_write_data_bytes>0 splice_fallbacks=0' \
 	"$S/run-suite.sh" "$MEMFS" dev "$E2E/fsx" --ops 2000 --seed 5
 
 # fault injection (a -Dfault_injection=true build only, which has fault_io:
