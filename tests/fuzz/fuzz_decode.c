@@ -270,8 +270,10 @@ static void fz_noreply(struct fring_req *req)
 	(*o)--;
 }
 
+/* Slots as large as a ring entry: one slot serves both framings. */
 static const struct fring_tp fz_dev_tp = {
 	.name = "fuzz-dev",
+	.slot_size = sizeof(struct ring_ent),
 	.send = fz_dev_send,
 	.noreply = fz_noreply,
 };
@@ -332,8 +334,11 @@ static void fz_ring_noreply(struct fring_req *req)
 	FZ_CHECK(ring_ent(req)->hdr.ring_ent_in_out.payload_sz == 0);
 }
 
-static const struct fring_tp fz_ring_tp = {
+/* The ring's own buffer descriptions and data helpers (set_buf,
+ * transfer, released), filled in from fring_tp_ring on first use. */
+static struct fring_tp fz_ring_tp = {
 	.name = "fuzz-ring",
+	.slot_size = sizeof(struct ring_ent),
 	.send = fz_ring_send,
 	.noreply = fz_ring_noreply,
 };
@@ -804,6 +809,9 @@ static void session_setup(const uint8_t *head)
 		fk.q->tp = &fz_dev_tp;
 		return;
 	}
+	fz_ring_tp.set_buf = fring_tp_ring.set_buf;
+	fz_ring_tp.transfer = fring_tp_ring.transfer;
+	fz_ring_tp.released = fring_tp_ring.released;
 	fk.q->tp = &fz_ring_tp;
 	fk.se->transport = FRING_TRANSPORT_URING;
 	fz.rs.se = fk.se;
