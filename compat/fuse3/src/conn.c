@@ -49,7 +49,15 @@ void fc_conn_init(struct fuse_session *se, struct fring_conn *fc)
 	if (fc->proto_major > 7 || fc->proto_minor >= 38)
 		ci.capable_ext |= FUSE_CAP_EXPIRE_ONLY;
 	ci.capable = (uint32_t)ci.capable_ext;
-	w0 = fc_caps_from_kernel(fc->want) & ci.capable_ext;
+	/*
+	 * The proposal a libfuse program expects: libfring's, except that
+	 * libfuse always asks for IOCTL_DIR and never for SETXATTR_EXT
+	 * unless the filesystem does (with it the kernel leaves clearing
+	 * the set-group-ID bit on an ACL change to the server).
+	 */
+	w0 = (fc_caps_from_kernel(fc->want) & ~FUSE_CAP_SETXATTR_EXT) |
+	     FUSE_CAP_IOCTL_DIR;
+	w0 &= ci.capable_ext;
 	ci.want_ext = w0;
 	ci.want = (uint32_t)w0;
 	/* libfuse counts the filesystems below, the kernel the whole stack */
@@ -106,9 +114,12 @@ void fuse_unset_feature_flag(struct fuse_conn_info *conn, uint64_t flag)
 		conn->want_ext &= ~flag;
 }
 
+/* libfuse's header speaks of want_ext, but libfuse answers from
+ * capable_ext (what the kernel offers), and programs such as its
+ * printcap example rely on that: so does this. */
 bool fuse_get_feature_flag(struct fuse_conn_info *conn, uint64_t flag)
 {
-	return conn && (conn->want_ext & flag) != 0;
+	return conn && (conn->capable_ext & flag) != 0;
 }
 
 /*
