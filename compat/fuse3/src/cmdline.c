@@ -40,7 +40,9 @@ static int uint_opt(const char *arg, const char *name, unsigned *val)
 }
 
 /* The first non-option is the mountpoint, made absolute (the daemon
- * changes to / later); a second one is an error. */
+ * changes to / later); a second one is an error. "/dev/fd/N" (a mount
+ * made by a privileged helper, passed as its descriptor) is kept as it
+ * is, as libfuse does: fuse_session_mount() says why it cannot use it. */
 static int mountpoint_arg(struct fuse_cmdline_opts *o, const char *arg)
 {
 	char abs[PATH_MAX];
@@ -49,6 +51,8 @@ static int mountpoint_arg(struct fuse_cmdline_opts *o, const char *arg)
 		fc_log(FUSE_LOG_ERR, "fuse: invalid argument `%s'\n", arg);
 		return -1;
 	}
+	if (fc_is_dev_fd(arg))
+		return (o->mountpoint = strdup(arg)) ? 0 : -1;
 	if (!realpath(arg, abs)) {
 		fc_log(FUSE_LOG_ERR, "fuse: bad mount point `%s': %s\n", arg,
 		       strerror(errno));

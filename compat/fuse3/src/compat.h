@@ -197,6 +197,9 @@ FC_HIDDEN void fc_conn_init(struct fuse_session *se, struct fring_conn *fc);
 FC_HIDDEN int fc_session_opts(struct fuse_session *se, struct fuse_args *args,
 			      fring_config_t *cfg);
 
+/* "/dev/fd/N": a mountpoint that is a descriptor, not a directory */
+FC_HIDDEN bool fc_is_dev_fd(const char *path);
+
 /* ---- serving (session.c, loopcfg.c, signals.c) ---- */
 FC_HIDDEN int fc_serve(struct fuse_session *se, bool serialize);
 

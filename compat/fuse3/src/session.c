@@ -200,6 +200,17 @@ int fuse_session_mount(struct fuse_session *se, const char *mountpoint)
 		fc_log(FUSE_LOG_ERR, "fuse: the session is mounted already\n");
 		return -1;
 	}
+	if (fc_is_dev_fd(mountpoint)) {
+		/* native gap: fring_session_mount() opens and mounts
+		 * /dev/fuse itself; it cannot adopt a descriptor that a
+		 * helper (mount.fuse3 -o drop_privileges) mounted */
+		fc_log(FUSE_LOG_ERR,
+		       "fuse: mounting through %s (a /dev/fuse descriptor "
+		       "mounted by a helper) is not supported by libfring: "
+		       "give a directory\n",
+		       mountpoint);
+		return -1;
+	}
 	nbefore = dev_fuse_fds(before, 64);
 	/* libfring says why on failure (missing mountpoint, a dead mount,
 	 * a transport= this machine cannot give, ...) */
@@ -212,6 +223,18 @@ int fuse_session_mount(struct fuse_session *se, const char *mountpoint)
 	se->mountpoint = strdup(mountpoint);
 	se->fd = find_mount_fd(before, nbefore);
 	return 0;
+}
+
+bool fc_is_dev_fd(const char *path)
+{
+	const char *p = path;
+
+	if (strncmp(p, "/dev/fd/", 8) || !p[8])
+		return false;
+	for (p += 8; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	return true;
 }
 
 int fuse_session_fd(struct fuse_session *se)

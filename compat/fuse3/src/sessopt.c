@@ -127,14 +127,17 @@ static int session_opt_proc(void *data, const char *arg, int key,
 /*
  * libfuse reads FUSE_URING_ENABLE and FUSE_URING_QUEUE_DEPTH from the
  * environment (its test suites switch io_uring with them); options given
- * on the command line come after and win.
+ * on the command line come after and win. Without the variable libfring
+ * picks the transport itself (transport=auto); FUSE_URING_ENABLE=0 asks
+ * for /dev/fuse, as it does of libfuse.
  */
 static int env_opts(struct opt_state *st)
 {
 	const char *on = getenv("FUSE_URING_ENABLE");
 	const char *depth = getenv("FUSE_URING_QUEUE_DEPTH");
 
-	if (on && atoi(on) > 0 && fring_opt(st, "transport", "uring"))
+	if (on && *on &&
+	    fring_opt(st, "transport", atoi(on) > 0 ? "uring" : "dev"))
 		return -1;
 	if (depth && *depth && fring_opt(st, "queue_depth", depth))
 		return -1;
