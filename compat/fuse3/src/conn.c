@@ -56,7 +56,7 @@ void fc_conn_init(struct fuse_session *se, struct fring_conn *fc)
 	 * the set-group-ID bit on an ACL change to the server).
 	 */
 	w0 = (fc_caps_from_kernel(fc->want) & ~FUSE_CAP_SETXATTR_EXT) |
-	     FUSE_CAP_IOCTL_DIR;
+	     FUSE_CAP_IOCTL_DIR | FUSE_CAP_OVER_IO_URING;
 	w0 &= ci.capable_ext;
 	ci.want_ext = w0;
 	ci.want = (uint32_t)w0;
@@ -77,6 +77,14 @@ void fc_conn_init(struct fuse_session *se, struct fring_conn *fc)
 		       "offer (0x%llx): not requested\n",
 		       (unsigned long long)(want & ~ci.capable_ext));
 	want &= ci.capable_ext;
+	/* native gap: libfring picks the transport after init and offers
+	 * the filesystem no say; libfuse would serve this one on /dev/fuse */
+	if ((w0 & FUSE_CAP_OVER_IO_URING) && !(want & FUSE_CAP_OVER_IO_URING) &&
+	    se->debug)
+		fc_log(FUSE_LOG_DEBUG,
+		       "fuse: init turned FUSE_CAP_OVER_IO_URING off; libfring "
+		       "chooses the transport itself (-o transport=dev keeps "
+		       "/dev/fuse)\n");
 	fc->want =
 		(fc->want & ~mappable) | (fc_caps_to_kernel(want) & mappable);
 	fc->max_write = ci.max_write;
