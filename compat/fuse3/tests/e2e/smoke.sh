@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# smoke.sh SMOKEFS TRANSPORT LIB: mounts smokefs (a libfuse low-level
-# program, smokefs.c) with -o transport=TRANSPORT and checks, as a client:
+# smoke.sh SMOKEFS TRANSPORT LIB [ARGS...]: mounts smokefs (a libfuse
+# low-level program, smokefs.c) with -o transport=TRANSPORT and ARGS (-s:
+# fuse_session_loop(), one callback at a time) and checks, as a client:
 # the mount line names the transport, the process runs on LIB (a file name
 # in its memory map: libfring-fuse3.so, or the drop-in's libfuse3.so.3),
 # --version and a bad option behave, the listing, a memory read, data
 # written and read back byte for byte at offsets (write_buf into a memfd,
 # reads answered from the fd: smokefs' counters say those paths ran),
-# unlink, and SIGTERM ending it cleanly with the mount gone.
+# unlink, a read left unanswered by its handler and answered EINTR by the
+# interrupt function it registered once the reader is killed, and SIGTERM
+# ending it cleanly with the mount gone.
 set -uo pipefail
 exe=$(realpath "$1")
 transport=$2
 lib=$3
+shift 3
 if [[ $(id -u) != 0 || ! -c /dev/fuse ]]; then
 	echo "SKIP: needs root and /dev/fuse"
 	exit 77
@@ -46,7 +50,7 @@ out=$("$exe" -o no_such_option "$mnt" 2>&1) && fail bad_option "exit 0" ||
 mounted && fail nothing_mounted "mounted" || ok nothing_mounted
 
 # ---- mount ----
-"$exe" -f -o "transport=$transport" "$mnt" 2>"$tmp/log" &
+"$exe" -f -o "transport=$transport" "$@" "$mnt" 2>"$tmp/log" &
 pid=$!
 for _ in $(seq 100); do mounted && break; sleep 0.1; done
 if ! mounted; then
@@ -67,7 +71,7 @@ grep -q " $mnt fuse.$(basename "$exe") " /proc/self/mounts && ok subtype ||
 
 # ---- reading what the program holds ----
 names=$(timeout 20 ls -a "$mnt" | tr '\n' ' ')
-[[ $names == ". .. counters hello " ]] && ok readdir || fail readdir "got '$names'"
+[[ $names == ". .. counters hello sleepy " ]] && ok readdir || fail readdir "got '$names'"
 [[ $(timeout 20 cat "$mnt/hello") == "hello from smokefs" ]] && ok read_memory ||
 	fail read_memory "got '$(cat "$mnt/hello")'"
 err=$(timeout 20 sh -c ': >"$1"' sh "$mnt/hello" 2>&1)
@@ -93,7 +97,7 @@ else
 	fail data "$mnt is not the FUSE mount under test any more"
 fi
 names=$(timeout 20 ls "$mnt" | tr '\n' ' ')
-[[ $names == "counters data hello small " ]] && ok readdir_files || fail readdir_files "got '$names'"
+[[ $names == "counters data hello sleepy small " ]] && ok readdir_files || fail readdir_files "got '$names'"
 # the paths the data took, as smokefs counted them
 wb=$(counter write_buf) fr=$(counter fd_read) cr=$(counter create) init=$(counter init)
 [[ ${wb:-0} -gt 0 ]] && ok write_buf_used || fail write_buf_used "write_buf ${wb:-none}"
@@ -107,6 +111,24 @@ err=$(timeout 20 stat "$mnt/small" 2>&1)
 [[ $err == *"No such file"* ]] && ok unlinked_gone || fail unlinked_gone "got '$err'"
 err=$(timeout 20 rm "$mnt/hello" 2>&1)
 [[ $err == *"Operation not permitted"* ]] && ok unlink_eperm || fail unlink_eperm "got '$err'"
+
+# ---- a read answered by its interrupt function ----
+# (the handler returns without answering; killing the reader makes the
+# kernel send INTERRUPT, and the function registered for it answers)
+# (cat itself, not under timeout: the signal must reach the reader; an
+# unanswered read leaves it waiting until the unmount at the end)
+cat "$mnt/sleepy" >/dev/null 2>&1 &
+reader=$!
+for _ in $(seq 100); do [[ $(counter sleeping) == 1 ]] && break; sleep 0.1; done
+[[ $(counter sleeping) == 1 ]] && ok read_pending || fail read_pending "sleeping $(counter sleeping)"
+kill -KILL "$reader"
+for _ in $(seq 100); do kill -0 "$reader" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$reader" 2>/dev/null && fail reader_gone "the killed reader still waits" || ok reader_gone
+for _ in $(seq 100); do [[ $(counter interrupts) == 1 ]] && break; sleep 0.1; done
+[[ $(counter interrupts) == 1 && $(counter sleeping) == 0 ]] && ok interrupt_answered ||
+	fail interrupt_answered "interrupts $(counter interrupts), sleeping $(counter sleeping)"
+[[ $(timeout 20 cat "$mnt/hello") == "hello from smokefs" ]] && ok serves_after_interrupt ||
+	fail serves_after_interrupt "hello unreadable"
 
 # ---- SIGTERM: the loop ends, the program unmounts and exits 0 ----
 kill -TERM "$pid"

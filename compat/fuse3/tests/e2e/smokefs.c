@@ -8,6 +8,9 @@
  * - "hello": fixed text, read with fuse_reply_buf();
  * - "counters": what this program saw, one "name value" per line (the
  *   test reads it to know which paths the data took);
+ * - "sleepy": a read that is never answered by its handler: it registers
+ *   an interrupt function (fuse_req_interrupt_func()) and returns; the
+ *   answer (EINTR) comes from that function when the reader is killed;
  * - files the client creates: each kept in a memfd. Writes come through
  *   write_buf and land with fuse_buf_copy() into the fd; reads answer
  *   fuse_reply_data() with an fd buffer (FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK),
@@ -35,7 +38,8 @@
 #define MAX_NODES   64
 #define HELLO_INO   2
 #define COUNTER_INO 3
-#define FIRST_FILE  4
+#define SLEEPY_INO  4
+#define FIRST_FILE  5
 
 static const char hello_text[] = "hello from smokefs\n";
 
@@ -49,7 +53,7 @@ static struct {
 	pthread_mutex_t lock;
 	struct node nodes[MAX_NODES]; /* index = inode */
 	atomic_ulong write_bufs, fd_reads, buf_reads, creates, unlinks, forgets,
-		inits;
+		inits, sleeping, interrupts;
 	atomic_uint proto_minor;
 } fs = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -60,11 +64,13 @@ static size_t counters_text(char *buf, size_t size)
 	return (size_t)snprintf(
 		buf, size,
 		"write_buf %lu\nfd_read %lu\nbuf_read %lu\ncreate %lu\n"
-		"unlink %lu\nforget %lu\ninit %lu\nproto_minor %u\n",
+		"unlink %lu\nforget %lu\ninit %lu\nsleeping %lu\n"
+		"interrupts %lu\nproto_minor %u\n",
 		atomic_load(&fs.write_bufs), atomic_load(&fs.fd_reads),
 		atomic_load(&fs.buf_reads), atomic_load(&fs.creates),
 		atomic_load(&fs.unlinks), atomic_load(&fs.forgets),
-		atomic_load(&fs.inits), atomic_load(&fs.proto_minor));
+		atomic_load(&fs.inits), atomic_load(&fs.sleeping),
+		atomic_load(&fs.interrupts), atomic_load(&fs.proto_minor));
 }
 
 /* Under fs.lock. 0 or an errno. */
@@ -86,6 +92,9 @@ static int node_stat(fuse_ino_t ino, struct stat *st)
 	} else if (ino == COUNTER_INO) {
 		st->st_mode = S_IFREG | 0444;
 		st->st_size = (off_t)counters_text(tmp, sizeof(tmp));
+	} else if (ino == SLEEPY_INO) {
+		st->st_mode = S_IFREG | 0444;
+		st->st_size = 4096;
 	} else if (ino >= FIRST_FILE && ino < MAX_NODES &&
 		   fs.nodes[ino].fd >= 0) {
 		struct stat real;
@@ -144,6 +153,8 @@ static void sm_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		found = HELLO_INO;
 	else if (!strcmp(name, "counters"))
 		found = COUNTER_INO;
+	else if (!strcmp(name, "sleepy"))
+		found = SLEEPY_INO;
 	pthread_mutex_lock(&fs.lock);
 	for (fuse_ino_t i = FIRST_FILE; !found && i < MAX_NODES; i++)
 		if (fs.nodes[i].fd >= 0 && !strcmp(fs.nodes[i].name, name))
@@ -289,7 +300,8 @@ static void sm_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 	int err = ENOENT;
 
 	if (parent == FUSE_ROOT_ID &&
-	    (!strcmp(name, "hello") || !strcmp(name, "counters"))) {
+	    (!strcmp(name, "hello") || !strcmp(name, "counters") ||
+	     !strcmp(name, "sleepy"))) {
 		fuse_reply_err(req, EPERM);
 		return;
 	}
@@ -310,13 +322,14 @@ static void sm_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 static void sm_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	if ((ino == HELLO_INO || ino == COUNTER_INO) &&
+	if ((ino == HELLO_INO || ino == COUNTER_INO || ino == SLEEPY_INO) &&
 	    (fi->flags & O_ACCMODE) != O_RDONLY) {
 		fuse_reply_err(req, EACCES);
 		return;
 	}
-	/* the counters change behind the page cache's back */
-	if (ino == COUNTER_INO)
+	/* the counters change behind the page cache's back; each read of
+	 * sleepy must reach the handler */
+	if (ino == COUNTER_INO || ino == SLEEPY_INO)
 		fi->direct_io = 1;
 	fi->fh = ino;
 	fuse_reply_open(req, fi);
@@ -333,6 +346,15 @@ static void read_from_memory(fuse_req_t req, const char *data, size_t len,
 		fuse_reply_buf(req, data + off,
 			       len - (size_t)off < size ? len - (size_t)off
 							: size);
+}
+
+/* The reader was killed: the answer the read handler left open. */
+static void sleepy_interrupted(fuse_req_t req, void *data)
+{
+	(void)data;
+	atomic_fetch_add(&fs.interrupts, 1);
+	atomic_fetch_sub(&fs.sleeping, 1);
+	fuse_reply_err(req, EINTR);
 }
 
 static void sm_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -352,6 +374,13 @@ static void sm_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		size_t len = counters_text(text, sizeof(text));
 
 		read_from_memory(req, text, len, size, off);
+		return;
+	}
+	if (ino == SLEEPY_INO) {
+		/* returns unanswered: libfuse allows it, the answer comes
+		 * from the interrupt function on another thread */
+		atomic_fetch_add(&fs.sleeping, 1);
+		fuse_req_interrupt_func(req, sleepy_interrupted, NULL);
 		return;
 	}
 	pthread_mutex_lock(&fs.lock);
@@ -427,6 +456,8 @@ static void sm_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			name = "hello";
 		else if (i == COUNTER_INO)
 			name = "counters";
+		else if (i == SLEEPY_INO)
+			name = "sleepy";
 		else if (fs.nodes[i].fd >= 0 && fs.nodes[i].name[0])
 			name = fs.nodes[i].name;
 		if (!name)
