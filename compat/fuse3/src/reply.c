@@ -179,6 +179,14 @@ static int reply_copied(fring_req_t *r, struct fuse_bufvec *bufv,
  * splice_write, the ring elsewhere, the client's pages on zerocopy), and
  * the answer when it completes. Memory goes out gathered; the rest is
  * copied first.
+ *
+ * native gap: libfuse has copied the data when fuse_reply_data()
+ * returns; fring_read_from_fd() may still be reading from fd on the ring
+ * after it returns (data not cached, or zerocopy), so the descriptor must
+ * stay open until the READ is answered. It does for the usual fd of an
+ * open file (its RELEASE comes after its reads), not for one the handler
+ * closes right away. libfring taking its own reference (a dup) for the
+ * asynchronous path would lift this.
  */
 int fuse_reply_data(fuse_req_t req, struct fuse_bufvec *bufv,
 		    enum fuse_buf_copy_flags flags)

@@ -117,9 +117,8 @@ static int session_opt_proc(void *data, const char *arg, int key,
 		fc_log(FUSE_LOG_ERR, "fuse: out of memory\n");
 		return -1;
 	}
+	/* 1 (unknown): left in args, named by fc_session_opts() */
 	ret = one_opt(st, copy);
-	if (ret == 1)
-		fc_log(FUSE_LOG_DEBUG, "fuse: option `%s' unknown\n", arg);
 	free(copy);
 	return ret;
 }
