@@ -124,19 +124,20 @@ static int session_opt_proc(void *data, const char *arg, int key,
 }
 
 /*
- * libfuse reads FUSE_URING_ENABLE and FUSE_URING_QUEUE_DEPTH from the
- * environment (its test suites switch io_uring with them); options given
- * on the command line come after and win. Without the variable libfring
- * picks the transport itself (transport=auto); FUSE_URING_ENABLE=0 asks
- * for /dev/fuse, as it does of libfuse.
+ * The transport follows libfuse's default: /dev/fuse, unless io_uring is
+ * asked for (-o io_uring, or FUSE_URING_ENABLE=1 in the environment, which
+ * libfuse's test suites use). A libfuse program then behaves the same
+ * whatever the machine offers; -o transport=auto (libfring's option) lets
+ * libfring pick the best rung. Options on the command line come after the
+ * environment and win.
  */
 static int env_opts(struct opt_state *st)
 {
 	const char *on = getenv("FUSE_URING_ENABLE");
 	const char *depth = getenv("FUSE_URING_QUEUE_DEPTH");
+	bool uring = on && atoi(on) > 0;
 
-	if (on && *on &&
-	    fring_opt(st, "transport", atoi(on) > 0 ? "uring" : "dev"))
+	if (fring_opt(st, "transport", uring ? "uring" : "dev"))
 		return -1;
 	if (depth && *depth && fring_opt(st, "queue_depth", depth))
 		return -1;
