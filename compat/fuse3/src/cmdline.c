@@ -201,7 +201,11 @@ void fuse_lowlevel_help(void)
 	       "(the mount\n"
 	       "                           stays if the process dies)\n"
 	       "    -o io_uring            FUSE-over-io_uring (libfring's "
-	       "transport=uring)\n"
+	       "transport=uring);\n"
+	       "                           without it /dev/fuse "
+	       "(transport=dev), unless\n"
+	       "                           -o transport=auto lets libfring "
+	       "pick\n"
 	       "    -o io_uring_q_depth=N  ring entries per queue "
 	       "(queue_depth=N)\n");
 	fring_config_help(stdout);
