@@ -62,6 +62,10 @@ static void on_fail_signal(int sig)
 	raise(sig);
 }
 
+/* The signals whose disposition this file set (so that removing the
+ * handlers never resets one the program chose, SIG_IGN included). */
+static atomic_bool taken[NSIG];
+
 /* Installs handler for sig unless the program has one: 0, or -1. */
 static int take(int sig, void (*handler)(int))
 {
@@ -74,14 +78,19 @@ static int take(int sig, void (*handler)(int))
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = handler;
 	sigemptyset(&sa.sa_mask);
-	return sigaction(sig, &sa, NULL);
+	if (sigaction(sig, &sa, NULL) == -1)
+		return -1;
+	atomic_store(&taken[sig], true);
+	return 0;
 }
 
-/* Puts the default back where handler is still installed. */
+/* Puts the default back where this file's handler is still installed. */
 static void give_back(int sig, void (*handler)(int))
 {
 	struct sigaction old;
 
+	if (!atomic_exchange(&taken[sig], false))
+		return;
 	if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == handler)
 		signal(sig, SIG_DFL);
 }
