@@ -78,8 +78,8 @@ verify_dsc() {
 # The files a signed .dsc lists, against its Checksums-Sha256: what makes a
 # cached copy as trustworthy as a fresh one (the signature covers the sums).
 verify_files() {
-	local dsc=$1 sum size name bad=0 n=0
-	while read -r sum size name; do
+	local dsc=$1 sum name bad=0 n=0
+	while read -r sum _ name; do
 		[ -n "$name" ] || continue
 		n=$((n + 1))
 		if ! printf '%s  %s\n' "$sum" "$(dirname "$dsc")/$name" |
