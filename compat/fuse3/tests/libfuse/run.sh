@@ -9,6 +9,10 @@
 #                       pkg-config fuse3 from $FRING_LIBFUSE_BUILD/meson-
 #                       uninstalled (default /var/cache/fring-bench/
 #                       libfuse-build, made by bench/build-libfuse.sh)
+#              dropin   the binary drop-in: the examples built against that
+#                       real libfuse (its headers, its libfuse3.so.4), run
+#                       with BUILD/compat/fuse3/dropin first on
+#                       LD_LIBRARY_PATH (by hand: CI has no libfuse build)
 #   TRANSPORT  dev      the suite's default run (FUSE_URING_ENABLE=0)
 #              uring    run-tests.py --io-uring (it exports
 #                       FUSE_URING_ENABLE=1, libfuse's switch), with the fuse
@@ -19,10 +23,11 @@
 # into a directory laid out like a libfuse build, run test/run-tests.py on
 # the cases cases.txt selects, then judge each case against expected.txt.
 # For TARGET compat two proofs more: every example links libfring-fuse3 and
-# no libfuse3, and every passing case's daemon log carries libfring's mount
-# line naming TRANSPORT ("fring: mounted ...: ..., transport uring, ...")
-# and no other transport (cases.txt waives it, with a reason, where the
-# daemon's stderr is not kept).
+# no libfuse3 (dropin: loads the drop-in's libfuse3), and every passing
+# case's daemon log carries libfring's mount line naming TRANSPORT
+# ("fring: mounted ...: ..., transport uring, ...") and no other transport
+# (cases.txt waives it, with a reason, where the daemon's stderr is not
+# kept, and expects dev where the example itself declines io_uring).
 #
 # Prints one line per case (PASS, SKIP, XFAIL: expected; FAIL, XPASS,
 # NOPROOF, SKIP!: not) and ends with "N passed, N failed, N skipped".
@@ -44,7 +49,7 @@ build=${3:-}
 no_skip=${FRING_E2E_NO_SKIP:-0}
 
 usage() {
-	sed -n '3,16p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 # skip REASON: the whole run cannot happen here
@@ -62,7 +67,7 @@ die() {
 }
 
 case $target:$transport in
-compat:dev | compat:uring | libfuse:dev | libfuse:uring) ;;
+compat:dev | compat:uring | libfuse:dev | libfuse:uring | dropin:dev | dropin:uring) ;;
 *) usage ;;
 esac
 [[ $(id -u) == 0 ]] || skip "needs root (mounts, mount.fuse3 -o drop_privileges, losetup)"
@@ -78,12 +83,18 @@ compat)
 	[[ -r $pcdir/$pkg-uninstalled.pc ]] ||
 		skip "no $pcdir/$pkg-uninstalled.pc: libfring-fuse3 is not built in $build"
 	;;
-libfuse)
+libfuse | dropin)
 	lfbuild=${FRING_LIBFUSE_BUILD:-/var/cache/fring-bench/libfuse-build}
 	pcdir=$lfbuild/meson-uninstalled
 	pkg=fuse3
 	[[ -r $pcdir/$pkg-uninstalled.pc ]] ||
 		skip "no libfuse build in $lfbuild (bench/build-libfuse.sh makes one)"
+	if [[ $target == dropin ]]; then
+		[[ -n $build ]] || usage
+		build=$(realpath "$build")
+		dropdir=$build/compat/fuse3/dropin
+		[[ -e $dropdir/libfuse3.so.3 ]] || skip "no $dropdir/libfuse3.so.3: the drop-in is not built"
+	fi
 	;;
 esac
 
@@ -118,6 +129,10 @@ PKG_CONFIG_PATH=$pcdir${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH} \
 	nice "$here/build-examples.sh" "$fuse_src" "$bdir" "$pkg"
 echo "examples built in $((SECONDS - t0)) s against pkg-config $pkg ($pcdir):"
 sed 's/^/  /' "$bdir/examples.txt"
+
+# from here on (the suite, its printcap, every daemon) the drop-in is
+# loaded instead of the libfuse the examples were linked against
+[[ $target == dropin ]] && export LD_LIBRARY_PATH=$dropdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 if [[ $transport == uring ]]; then
 	[[ -w $param ]] || skip "no $param: this kernel has no FUSE-over-io_uring"
@@ -284,6 +299,14 @@ if [[ $target == compat ]]; then
 			verdict "link:$name" FAIL - "no libfring-fuse3 from $build: $(xargs <<<"$deps")"
 		fi
 	done
+elif [[ $target == dropin ]]; then
+	for exe in "$bdir"/example/*; do
+		name=$(basename "$exe")
+		grep -q "^$name [a-z-]* built" "$bdir/examples.txt" || continue
+		deps=$(ldd "$exe" 2>&1 | grep 'libfuse3\.so')
+		[[ $deps == *" => $dropdir/libfuse3.so"* ]] ||
+			verdict "link:$name" FAIL - "does not load the drop-in: $(xargs <<<"$deps")"
+	done
 fi
 
 for c in "${unclassified[@]}"; do
@@ -299,7 +322,7 @@ for c in "${selected[@]}"; do
 	read -r st secs reason <"$wd/status"
 	secs=$(printf '%.1f' "$secs")
 	[[ $st == FAIL ]] && reason="$reason; logs: $wd/logs"
-	if [[ $st == PASS && $target == compat ]]; then
+	if [[ $st == PASS && $target != libfuse ]]; then
 		# the proof that libfring served it, on the transport asked for
 		# (dev for a daemon that declines io_uring: libfuse's semantics)
 		want=$transport
