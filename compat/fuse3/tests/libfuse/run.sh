@@ -3,8 +3,11 @@
 # run.sh TARGET TRANSPORT [BUILD]: libfuse's own test suite on libfuse's own
 # low-level examples, built unmodified against the library under test.
 #
-#   TARGET     compat   libfring-fuse3: pkg-config fring-fuse3 from the meson
-#                       build directory BUILD (BUILD/meson-uninstalled)
+#   TARGET     compat   libfring-fuse3: pkg-config fring-fuse3 of the meson
+#                       build directory BUILD: its meson-uninstalled/ .pc,
+#                       or, without one, BUILD installed into a private
+#                       directory (meson install --destdir) and the .pc
+#                       found there (PKG_CONFIG_SYSROOT_DIR)
 #              libfuse  the real libfuse, the harness's own control:
 #                       pkg-config fuse3 from $FRING_LIBFUSE_BUILD/meson-
 #                       uninstalled (default /var/cache/fring-bench/
@@ -78,10 +81,14 @@ case $target in
 compat)
 	[[ -n $build ]] || usage
 	build=$(realpath "$build")
-	pcdir=$build/meson-uninstalled
 	pkg=fring-fuse3
-	[[ -r $pcdir/$pkg-uninstalled.pc ]] ||
-		skip "no $pcdir/$pkg-uninstalled.pc: libfring-fuse3 is not built in $build"
+	pcdir=$build/meson-uninstalled
+	if [[ ! -r $pcdir/$pkg-uninstalled.pc ]]; then
+		pcdir= # installed below, once there is a work directory
+		[[ -r $build/compat/fuse3/$pkg.pc ]] ||
+			skip "no $pkg.pc in $build: libfring-fuse3 is not built there"
+	fi
+	libroot=$build
 	;;
 libfuse | dropin)
 	lfbuild=${FRING_LIBFUSE_BUILD:-/var/cache/fring-bench/libfuse-build}
@@ -108,7 +115,12 @@ fi
 rm -f /tmp/fring-fetch.$$.log
 echo "libfuse source: $fuse_src"
 
-work=$(mktemp -d /tmp/fring-libfuse.XXXXXX)
+# One run at a time on this machine: two would fight over the fuse module's
+# enable_uring (one putting back what the other still needs) and over two
+# CPUs; a second run waits here.
+exec {lock}>/run/lock/fring-fuse3-libfuse-suite.lock
+flock "$lock"
+work=$(mktemp -d /tmp/fring-fuse3-suite.XXXXXX)
 bdir=$work/build
 param=/sys/module/fuse/parameters/enable_uring
 old_param=
@@ -123,9 +135,36 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# --- the package -------------------------------------------------------------
+sysroot=
+if [[ -z $pcdir ]]; then
+	# no uninstalled .pc: the build installed into a private directory, as
+	# a user installs into a prefix; its .pc names the prefix, which
+	# PKG_CONFIG_SYSROOT_DIR moves under that directory
+	t0=$SECONDS
+	sysroot=$work/inst
+	nice meson install -C "$build" --destdir "$sysroot" --quiet >"$work/install.log" 2>&1 || {
+		cat "$work/install.log"
+		die "meson install -C $build --destdir $sysroot failed"
+	}
+	pc=$(find "$sysroot" -name "$pkg.pc" -path '*/pkgconfig/*' | head -n1)
+	[[ -n $pc ]] || die "meson install put no $pkg.pc under $sysroot"
+	pcdir=$(dirname "$pc")
+	libroot=$sysroot
+	echo "installed $build into $sysroot ($((SECONDS - t0)) s): $pc"
+	# A program linked with -lfring-fuse3 -lfring needs libfring.so only
+	# through libfring-fuse3.so (the linker's --as-needed drops -lfring),
+	# and its rpath does not reach a library's own dependencies: in a
+	# private prefix, as for any user of one, the loader is told where.
+	LD_LIBRARY_PATH=$(dirname "$pcdir")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	export LD_LIBRARY_PATH
+	echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+fi
+
 # --- the examples -----------------------------------------------------------
 t0=$SECONDS
 PKG_CONFIG_PATH=$pcdir${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH} \
+	PKG_CONFIG_SYSROOT_DIR=$sysroot \
 	nice "$here/build-examples.sh" "$fuse_src" "$bdir" "$pkg"
 echo "examples built in $((SECONDS - t0)) s against pkg-config $pkg ($pcdir):"
 sed 's/^/  /' "$bdir/examples.txt"
@@ -202,7 +241,8 @@ fi
 declare -a exp_case=() exp_target=() exp_tr=() exp_what=() exp_why=()
 while read -r c t tr what why; do
 	[[ -z $c || $c == \#* ]] && continue
-	[[ $what == SKIP || $what == FAIL ]] || die "expected.txt: bad EXPECT '$what' for $c"
+	[[ $what == SKIP || $what == FAIL || $what == FAIL:?* ]] ||
+		die "expected.txt: bad EXPECT '$what' for $c"
 	[[ -n $why ]] || die "expected.txt: $c has no reason"
 	exp_case+=("$c")
 	exp_target+=("$t")
@@ -239,7 +279,7 @@ passed=0 failed=0 skipped=0
 table=()
 # verdict NAME STATUS SECONDS DETAIL: judges one result against expected.txt
 verdict() {
-	local name=$1 status=$2 secs=$3 detail=$4 exp what why shown
+	local name=$1 status=$2 secs=$3 detail=$4 exp what why shown need
 	exp=$(expectation "$name") || exp=""
 	what=${exp%% *}
 	why=${exp#* }
@@ -269,10 +309,21 @@ verdict() {
 			skipped=$((skipped + 1))
 		fi
 		;;
-	FAIL:FAIL)
-		shown=XFAIL
-		detail="${detail%%; logs: *} [expected: $why]"
-		skipped=$((skipped + 1))
+	FAIL:FAIL | FAIL:FAIL:*)
+		# FAIL:TEXT: only a failure whose reason says TEXT (_ for a
+		# space) is the expected one
+		need=${what#FAIL}
+		need=${need#:}
+		need=${need//_/ }
+		if [[ -n $need && $detail != *"$need"* ]]; then
+			shown=FAIL
+			detail="$detail [expected.txt expects a failure with '$need' ($why), not this one]"
+			failed=$((failed + 1))
+		else
+			shown=XFAIL
+			detail="${detail%%; logs: *} [expected: $why]"
+			skipped=$((skipped + 1))
+		fi
 		;;
 	*)
 		shown=$status
@@ -295,8 +346,8 @@ if [[ $target == compat ]]; then
 		deps=$(ldd "$exe" 2>&1)
 		if grep -q 'libfuse3\.so' <<<"$deps"; then
 			verdict "link:$name" FAIL - "links a libfuse: $(grep 'libfuse3' <<<"$deps" | xargs)"
-		elif ! grep -q "libfring-fuse3\.so.* => $build/" <<<"$deps"; then
-			verdict "link:$name" FAIL - "no libfring-fuse3 from $build: $(xargs <<<"$deps")"
+		elif ! grep -q "libfring-fuse3\.so.* => $libroot/" <<<"$deps"; then
+			verdict "link:$name" FAIL - "no libfring-fuse3 from $libroot: $(xargs <<<"$deps")"
 		fi
 	done
 elif [[ $target == dropin ]]; then
