@@ -256,7 +256,7 @@ expectation() {
 	for i in "${!exp_case[@]}"; do
 		# shellcheck disable=SC2053
 		[[ $1 == ${exp_case[i]} ]] || continue
-		[[ ${exp_target[i]} == "*" || ${exp_target[i]} == "$target" ]] || continue
+		[[ ${exp_target[i]} == "*" || ,${exp_target[i]}, == *",$target,"* ]] || continue
 		[[ ${exp_tr[i]} == "*" || ${exp_tr[i]} == "$transport" ]] || continue
 		echo "${exp_what[i]} ${exp_why[i]}"
 		return 0
