@@ -3,12 +3,13 @@
 # repository, only to be measured against libfring by bench/run.sh.
 #
 # The source comes from Debian's source package fuse3 in the sid suite,
-# fetched with `apt-get source` under a PRIVATE apt state (own lists, own
-# sources.list, no sources.list.d), so the machine's apt configuration is
-# never changed. The archive URI is read at run time from the machine's own
-# apt sources; apt verifies sid's InRelease with the Debian archive keyring
-# and the fetched files against its hashes, and the .dsc's signature is
-# checked with the Debian keyring (debian-keyring, installed if missing).
+# fetched by scripts/fetch-fuse3-source.sh with `apt-get source` under a
+# PRIVATE apt state (own lists, own sources.list, no sources.list.d), so
+# the machine's apt configuration is never changed. The archive URI is read
+# at run time from the machine's own apt sources; apt verifies sid's
+# InRelease with the Debian archive keyring and the fetched files against
+# its hashes, and the .dsc's signature is checked with the Debian keyring
+# (debian-keyring, installed if missing).
 #
 # If libfuse's io_uring support needs a newer liburing than the machine has,
 # liburing's source is fetched from sid the same way and built into the
@@ -24,8 +25,6 @@ set -euo pipefail
 CACHE=${FRING_BENCH_CACHE:-/var/cache/fring-bench}
 FORCE=0
 [ "${1:-}" = "--force" ] && FORCE=1
-KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
-DEBIAN_KEYRING=/usr/share/keyrings/debian-keyring.gpg
 PREFIX=$CACHE/prefix          # private liburing, if one is needed
 BUILD=$CACHE/libfuse-build
 SRC=$CACHE/src
@@ -39,81 +38,12 @@ if [ $FORCE = 0 ] && [ -x "$BUILD/example/passthrough_hp" ]; then
 	exit 0
 fi
 
-# --- the archive URI, from the machine's own apt sources -----------------
-find_uri() {
-	local f uri=""
-	# deb822 files: the first URIs: of a stanza whose Suites do not end in
-	# -security (the security archive carries no sid).
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -r "$f" ] || continue
-		uri=$(awk '
-			function flush() { if (uri != "" && suites !~ /-security/ && types ~ /deb/) { print uri; found=1; exit } uri=""; suites=""; types="" }
-			/^[[:space:]]*$/ { flush(); next }
-			/^[[:space:]]*#/ { next }
-			tolower($1) == "uris:"   { uri=$2 }
-			tolower($1) == "suites:" { $1=""; suites=$0 }
-			tolower($1) == "types:"  { $1=""; types=$0 }
-			END { if (!found) flush() }' "$f")
-		# Only a Debian archive (one that has dists/sid) will do; we
-		# cannot know without asking, so take URIs that carry "debian"
-		# in their path and not the security archive.
-		case "$uri" in
-		*debian-security*) uri="" ;;
-		*/debian|*/debian/) break ;;
-		*) uri="" ;;
-		esac
-	done
-	if [ -z "$uri" ]; then
-		for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-			[ -r "$f" ] || continue
-			uri=$(awk '$1 == "deb" {
-				for (i = 2; i <= NF; i++) if ($i ~ /^[a-z+]+:\/\//) { print $i; exit } }' "$f" |
-				grep -v -- '-security' | grep -E '/debian/?$' | head -n1 || true)
-			[ -n "$uri" ] && break
-		done
-	fi
-	[ -n "$uri" ] || die "no Debian archive URI found in /etc/apt/sources.list{,.d}"
-	echo "${uri%/}"
-}
-
-URI=$(find_uri)
-log "archive URI from the machine's apt sources: $URI"
-
-mkdir -p "$CACHE/apt/lists/partial" "$CACHE/apt/archives/partial" "$SRC"
-echo "deb-src [signed-by=$KEYRING] $URI sid main" >"$CACHE/apt/sources.list"
-APT_OPTS=(
-	-o "Dir::State::Lists=$CACHE/apt/lists"
-	-o "Dir::Etc::SourceList=$CACHE/apt/sources.list"
-	-o "Dir::Etc::SourceParts=/dev/null"
-	-o "Dir::Cache=$CACHE/apt"
-	-o "Dir::Cache::pkgcache="
-	-o "Dir::Cache::srcpkgcache="
-	-o "APT::Sandbox::User=root"
-)
-log "apt-get update (private state in $CACHE/apt)"
-apt-get "${APT_OPTS[@]}" update -q >&2
-
-# fetch PKG into $SRC/PKG and echo the unpacked directory
+# --- the sources: scripts/fetch-fuse3-source.sh --------------------------
+# It fetches Debian's source packages as described above into $SRC (a fresh
+# copy each time we build: --refresh) and prints the unpacked directory.
+FETCH=$(dirname "$0")/../scripts/fetch-fuse3-source.sh
 fetch_source() {
-	local pkg=$1 dir=$SRC/$1
-	rm -rf "$dir"
-	mkdir -p "$dir"
-	(cd "$dir" && apt-get "${APT_OPTS[@]}" source -q --only-source "$pkg" >&2)
-	verify_dsc "$dir"/*.dsc
-	find "$dir" -mindepth 1 -maxdepth 1 -type d | head -n1
-}
-
-# apt has checked the archive's InRelease signature (debian-archive-keyring)
-# and the hashes of what it fetched; on top of that, check the uploader's
-# signature of the .dsc with the Debian keyring (package debian-keyring).
-verify_dsc() {
-	if [ ! -r "$DEBIAN_KEYRING" ]; then
-		log "installing debian-keyring (to check the .dsc signature)"
-		apt-get install -y -q debian-keyring >&2 || die "cannot install debian-keyring"
-	fi
-	gpgv --keyring "$DEBIAN_KEYRING" "$1" 2>&1 | sed 's/^/    /' >&2
-	[ "${PIPESTATUS[0]}" = 0 ] || die "bad or unverifiable signature on $1"
-	log "signature of $(basename "$1") checked with $DEBIAN_KEYRING"
+	FRING_FUSE3_SRC=$SRC FRING_FUSE3_APT=$CACHE/apt "$FETCH" --refresh "$1" | tail -n1
 }
 
 FUSE_SRC=$(fetch_source fuse3)
