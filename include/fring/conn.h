@@ -119,6 +119,14 @@ const char *fring_transport_name(enum fring_transport t);
  * examples/passthrough declare it.
  */
 #define FRING_FS_ZERO_COPY (1u << 0)
+/**
+ * The filesystem declines io_uring: the session serves on /dev/fuse (dev)
+ * whatever the kernel offers; transport=auto ends on dev, saying why, and an
+ * explicitly asked ring rung fails INIT with that reason. For a filesystem
+ * that must not be served from ring threads, and for libfuse programs that
+ * clear FUSE_CAP_OVER_IO_URING in their init (the compat layer sets it).
+ */
+#define FRING_FS_NO_RING (1u << 1)
 
 /**
  * The negotiated connection. In the init callback, `capable`, `proto_*` are

@@ -26,7 +26,7 @@
 #define LIBRARY_CAPS (FUSE_NO_OPEN_SUPPORT | FUSE_NO_OPENDIR_SUPPORT)
 
 /* The filesystem's declarations this library knows (conn.h, FRING_FS_*). */
-#define KNOWN_FS_FLAGS FRING_FS_ZERO_COPY
+#define KNOWN_FS_FLAGS (FRING_FS_ZERO_COPY | FRING_FS_NO_RING)
 
 unsigned init_max_pages_limit(void)
 {

@@ -140,6 +140,13 @@ static void rung_whys(const struct fring_session *se,
 	if (!v->why[FRING_TRANSPORT_ZEROCOPY][0] && !f->cap_sys_admin)
 		snprintf(v->why[FRING_TRANSPORT_ZEROCOPY], WHY_LEN, "%s",
 			 NO_SYS_ADMIN);
+	/* the filesystem's own word comes before what the machine allows */
+	if (c->fs_flags & FRING_FS_NO_RING)
+		for (int r = FRING_TRANSPORT_ZEROCOPY;
+		     r <= FRING_TRANSPORT_URING; r++)
+			snprintf(v->why[r], WHY_LEN, "%s",
+				 "the filesystem declined io_uring "
+				 "(FRING_FS_NO_RING)");
 	for (int r = FRING_TRANSPORT_ZEROCOPY; r <= FRING_TRANSPORT_URING;
 	     r++) {
 		if (v->why[r][0])

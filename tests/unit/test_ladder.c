@@ -87,10 +87,13 @@ static void session_for(enum fring_transport want)
 
 /* ladder_settle_with() on a session as init_negotiate() leaves it for a
  * kernel at ABI 7.minor offering `capable`, on `facts` */
+static uint32_t fs_flags; /* the filesystem's declarations for settle() */
+
 static int settle(unsigned minor, uint64_t capable, enum fring_transport want,
 		  int (*build)(struct fring_session *s))
 {
 	memset(&se, 0, sizeof(se));
+	se.conn.fs_flags = fs_flags;
 	fring_config_defaults(&se.cfg);
 	se.cfg.transport = want;
 	se.conn.proto_major = 7;
@@ -310,6 +313,28 @@ static void test_auto_uring_745(void **state)
 			    "uring (not zerocopy, bufpool-registered, "
 			    "bufpool: kernel ABI 7.46 without "
 			    "FUSE_HAS_IO_URING_BUFPOOL)");
+}
+
+/* FRING_FS_NO_RING: the filesystem's init declined io_uring; auto ends
+ * on dev saying so, an asked-for ring rung is refused with that reason. */
+static void test_fs_declines_ring(void **state)
+{
+	(void)state;
+	fs_flags = FRING_FS_NO_RING;
+	assert_int_equal(settle(45, URING, FRING_TRANSPORT_AUTO, build_ok), 0);
+	assert_int_equal(builds, 0);
+	assert_int_equal(se.transport, FRING_TRANSPORT_DEV);
+	assert_string_equal(se.reason,
+			    "dev (not zerocopy, bufpool-registered, bufpool, "
+			    "uring: the filesystem declined io_uring "
+			    "(FRING_FS_NO_RING))");
+	assert_true(settle(45, URING, FRING_TRANSPORT_URING, build_ok) < 0);
+	assert_int_equal(builds, 0);
+	assert_non_null(strstr(se.reason, "declined io_uring"));
+	fs_flags = 0;
+	/* without the declaration the same kernel gives the ring */
+	assert_int_equal(settle(45, URING, FRING_TRANSPORT_AUTO, build_ok), 0);
+	assert_int_equal(se.transport, FRING_TRANSPORT_URING);
 }
 
 static void test_auto_dev_without_uring(void **state)
@@ -560,6 +585,7 @@ int main(void)
 		T(test_explicit_bufpool_registered),
 		T(test_auto_bufpool_memlock),
 		T(test_auto_uring_745),
+		T(test_fs_declines_ring),
 		T(test_auto_dev_without_uring),
 		T(test_auto_old_kernel),
 		T(test_auto_falls_back),
