@@ -441,11 +441,11 @@ static void test_fs_flags(void **state)
 	assert_int_equal(fk.se->conn.fs_flags, FRING_FS_ZERO_COPY);
 	assert_int_equal(fk.nlog, 0);
 	assert_memory_equal(&out, &plain, sizeof(out));
-	hook_fs_flags = FRING_FS_ZERO_COPY | 0x80000002u;
+	hook_fs_flags = FRING_FS_ZERO_COPY | 0x80000004u;
 	assert_int_equal(nego(), 0);
 	assert_int_equal(fk.se->conn.fs_flags, FRING_FS_ZERO_COPY);
 	assert_true(fk.nlog > 0);
-	assert_non_null(strstr(fk.lastlog, "0x80000002"));
+	assert_non_null(strstr(fk.lastlog, "0x80000004"));
 	assert_memory_equal(&out, &plain, sizeof(out));
 }
 
