@@ -20,6 +20,7 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -364,10 +365,53 @@ static void identify(struct fring_session *se, const char *path)
 		mnt_table_free(&t);
 }
 
+/*
+ * "/dev/fd/N": a /dev/fuse descriptor that a mount helper opened, mounted
+ * and handed down (mount.fuse3 -o drop_privileges starts the daemon that
+ * way, without the privilege to mount). The session adopts it instead of
+ * mounting; the mount is the helper's, so nothing identifies it as ours
+ * and nothing is unmounted at exit. 1 when mnt is not of that form.
+ */
+static int adopt_fd(struct fring_session *se, const char *mnt)
+{
+	const char *p = mnt + strlen("/dev/fd/");
+	struct stat st;
+	char *end;
+	long n;
+
+	if (strncmp(mnt, "/dev/fd/", strlen("/dev/fd/")) || !isdigit(*p))
+		return 1;
+	n = strtol(p, &end, 10);
+	if (*end || n < 0 || n > INT_MAX)
+		return 1;
+	if (fstat((int)n, &st) || !S_ISCHR(st.st_mode) ||
+	    st.st_rdev != makedev(10, 229)) {
+		fr_err("mountpoint %s: not a /dev/fuse descriptor handed down "
+		       "by a mount helper",
+		       mnt);
+		return -EINVAL;
+	}
+	free(se->mountpoint);
+	se->mountpoint = strdup(mnt);
+	if (!se->mountpoint)
+		return -ENOMEM;
+	se->fd = (int)n;
+	se->mounted = true;
+	se->mnt_known = false;
+	fr_info("serving the /dev/fuse descriptor %ld a mount helper mounted "
+		"(%s); it unmounts, not this process",
+		n, mnt);
+	return 0;
+}
+
 int mount_fuse(struct fring_session *se, const char *mnt)
 {
 	char abs[PATH_MAX];
-	int fd = open_mountpoint(mnt), ret;
+	int fd, ret = adopt_fd(se, mnt);
+
+	if (ret <= 0)
+		return ret;
+	fd = open_mountpoint(mnt);
 
 	if (fd < 0)
 		return fd;
