@@ -11,10 +11,16 @@ set -euo pipefail
 # libfring.so with the newest release's committed ABI dump (abi/)
 # acl: setfacl/getfacl, tests/e2e/features.sh compares memfs's POSIX ACLs
 # (-o acl) with tmpfs's
+# The libfuse compatibility tests (compat/fuse3/tests, doc/libfuse-compat.md):
+# g++ builds libfuse's C++ examples (passthrough_hp, memfs_ll); dpkg-dev
+# (dpkg-source), gpgv and debian-keyring fetch and check Debian's fuse3
+# source package (scripts/fetch-fuse3-source.sh); squashfs-tools makes the
+# image Debian's squashfuse_ll serves on the drop-in library
 pkgs=(gcc clang libclang-rt-14-dev meson ninja-build pkg-config liburing-dev libcmocka-dev fuse3
       util-linux python3 valgrind fio
       qemu-system-x86 busybox-static debian-archive-keyring
-      doxygen groff-base man-db abigail-tools acl)
+      doxygen groff-base man-db abigail-tools acl
+      g++ dpkg-dev gpgv debian-keyring squashfs-tools)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
