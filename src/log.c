@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Logging through a settable sink; one complete line per call. */
+/*
+ * Logging through a settable sink; one complete line per call. The
+ * library's lines (fring_log()) and a filesystem's (fring_log_msg()) go to
+ * the same sink; on the default one, standard error, only the library's
+ * carry the "fring: " prefix.
+ */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <syslog.h>
 
 #include "common.h"
 
@@ -22,20 +28,56 @@ bool fring_log_enabled(enum fring_log_level lvl)
 	return lvl <= log_max;
 }
 
-void fring_log(enum fring_log_level lvl, const char *fmt, ...)
+static void log_line(enum fring_log_level lvl, const char *prefix,
+		     const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+static void log_line(enum fring_log_level lvl, const char *prefix,
+		     const char *fmt, va_list ap)
 {
 	char line[1024];
-	va_list ap;
 
 	if (lvl > log_max)
 		return;
-	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
 	if (log_fn) {
 		log_fn(lvl, line, log_data);
 		return;
 	}
 	/* One fprintf per line so lines from several queues do not mix. */
-	fprintf(stderr, "fring: %s\n", line);
+	fprintf(stderr, "%s%s\n", prefix, line);
+}
+
+void fring_log(enum fring_log_level lvl, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_line(lvl, "fring: ", fmt, ap);
+	va_end(ap);
+}
+
+void fring_log_vmsg(enum fring_log_level level, const char *fmt, va_list ap)
+{
+	/* syslog's levels: 0 (LOG_EMERG) to 7 (LOG_DEBUG) */
+	if ((unsigned)level > LOG_DEBUG)
+		level = (int)level < 0 ? FRING_LOG_ERR : FRING_LOG_DEBUG;
+	if (!fmt)
+		return;
+	log_line(level, "", fmt, ap);
+}
+
+void fring_log_msg(enum fring_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fring_log_vmsg(level, fmt, ap);
+	va_end(ap);
+}
+
+void fring_log_syslog(enum fring_log_level level, const char *line, void *data)
+{
+	(void)data;
+	syslog((int)level & LOG_PRIMASK, "%s", line ? line : "");
 }
