@@ -5,6 +5,7 @@
  * the same sink; on the default one, standard error, only the library's
  * carry the "fring: " prefix.
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,20 +13,29 @@
 
 #include "common.h"
 
+/*
+ * The sink: read under the lock for the whole call, so once
+ * fring_set_log() returns no thread calls the previous one (its data may
+ * go). The level is read first, without it: a line that is not wanted
+ * costs one atomic load.
+ */
+static pthread_rwlock_t log_lock = PTHREAD_RWLOCK_INITIALIZER;
 static fring_log_fn log_fn;
 static void *log_data;
-static enum fring_log_level log_max = FRING_LOG_INFO;
+static _Atomic int log_max = FRING_LOG_INFO;
 
 void fring_set_log(fring_log_fn fn, void *data, enum fring_log_level max_level)
 {
+	pthread_rwlock_wrlock(&log_lock);
 	log_fn = fn;
 	log_data = data;
-	log_max = max_level;
+	atomic_store_explicit(&log_max, (int)max_level, memory_order_relaxed);
+	pthread_rwlock_unlock(&log_lock);
 }
 
 bool fring_log_enabled(enum fring_log_level lvl)
 {
-	return lvl <= log_max;
+	return (int)lvl <= atomic_load_explicit(&log_max, memory_order_relaxed);
 }
 
 static void log_line(enum fring_log_level lvl, const char *prefix,
@@ -37,15 +47,15 @@ static void log_line(enum fring_log_level lvl, const char *prefix,
 {
 	char line[1024];
 
-	if (lvl > log_max)
+	if (!fring_log_enabled(lvl))
 		return;
 	vsnprintf(line, sizeof(line), fmt, ap);
-	if (log_fn) {
+	pthread_rwlock_rdlock(&log_lock);
+	if (log_fn)
 		log_fn(lvl, line, log_data);
-		return;
-	}
-	/* One fprintf per line so lines from several queues do not mix. */
-	fprintf(stderr, "%s%s\n", prefix, line);
+	else /* one fprintf per line: lines of several queues do not mix */
+		fprintf(stderr, "%s%s\n", prefix, line);
+	pthread_rwlock_unlock(&log_lock);
 }
 
 void fring_log(enum fring_log_level lvl, const char *fmt, ...)

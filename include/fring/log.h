@@ -33,8 +33,9 @@ typedef void (*fring_log_fn)(enum fring_log_level level, const char *line,
 			     void *data);
 /**
  * Sets the process-wide log sink and the most verbose level passed to it.
- * fn == NULL restores the default (stderr, "fring: " prefix). Not thread-safe
- * against concurrent logging: call it before starting a session.
+ * fn == NULL restores the default (stderr, "fring: " prefix). Any thread,
+ * any time, also while sessions log: once it returns no thread calls the
+ * previous sink any more (so its data may be freed). Not from a sink.
  *
  * @param fn        the sink, or NULL for stderr
  * @param data      passed to every call of fn

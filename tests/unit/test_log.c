@@ -7,12 +7,15 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -199,12 +202,74 @@ static void test_syslog_sink(void **state)
 	assert_int_equal(nlog, 0);
 }
 
+/* fring_set_log() while other threads log: each sink is always called
+ * with its own data, and never after the call that replaced it. */
+static _Atomic unsigned calls_a, calls_b, mismatches;
+static _Atomic int replaced_a;
+static int tag_a, tag_b;
+
+static void sink_a(enum fring_log_level lvl, const char *line, void *data)
+{
+	(void)lvl;
+	(void)line;
+	if (data != &tag_a || atomic_load(&replaced_a))
+		atomic_fetch_add(&mismatches, 1);
+	atomic_fetch_add(&calls_a, 1);
+}
+
+static void sink_b(enum fring_log_level lvl, const char *line, void *data)
+{
+	(void)lvl;
+	(void)line;
+	if (data != &tag_b)
+		atomic_fetch_add(&mismatches, 1);
+	atomic_fetch_add(&calls_b, 1);
+}
+
+static _Atomic int stop;
+
+static void *logger(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&stop))
+		fring_log_msg(FRING_LOG_INFO, "line %d", 1);
+	return NULL;
+}
+
+static void test_set_while_logging(void **state)
+{
+	pthread_t th[3];
+
+	(void)state;
+	for (int round = 0; round < 50; round++) {
+		atomic_store(&replaced_a, 0);
+		atomic_store(&calls_a, 0);
+		fring_set_log(sink_a, &tag_a, FRING_LOG_INFO);
+		atomic_store(&stop, 0);
+		for (int i = 0; i < 3; i++)
+			assert_int_equal(
+				pthread_create(&th[i], NULL, logger, NULL), 0);
+		while (atomic_load(&calls_a) < 10)
+			sched_yield();
+		fring_set_log(sink_b, &tag_b, FRING_LOG_INFO);
+		/* from here sink_a must not run */
+		atomic_store(&replaced_a, 1);
+		atomic_store(&calls_b, 0);
+		while (atomic_load(&calls_b) < 10)
+			sched_yield();
+		atomic_store(&stop, 1);
+		for (int i = 0; i < 3; i++)
+			pthread_join(th[i], NULL);
+	}
+	assert_int_equal(atomic_load(&mismatches), 0);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_sink),	T(test_levels),	     T(test_long_line),
-		T(test_stderr), T(test_syslog_sink),
+		T(test_stderr), T(test_syslog_sink), T(test_set_while_logging),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
