@@ -248,8 +248,7 @@ struct memfs_opts {
 	mode_t root_mode;
 	uid_t root_uid;
 	gid_t root_gid;
-	char *remote;		/* -o remote=FIFO (remote.c), or NULL */
-	const char *mountpoint; /* the command line's, for remote_check() */
+	char *remote; /* -o remote=FIFO (remote.c), or NULL */
 	/* -o size=BYTES or N% of RAM, -o nr_inodes=N (space.c) */
 	bool size_set, nr_inodes_set;
 	uint64_t size;
