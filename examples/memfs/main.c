@@ -85,6 +85,11 @@ static const struct fring_opt memfs_opt_table[] = {
 	 .offset = O(supp_group),
 	 .help = "the kernel sends the caller's matching\n"
 		 "supplementary group with creates"},
+	{.name = "security_ctx",
+	 .type = FRING_OPT_FLAG,
+	 .offset = O(security_ctx),
+	 .help = "label new inodes as the kernel's LSM says\n"
+		 "(the context comes with each create)"},
 	{.name = "max_pages",
 	 .type = FRING_OPT_UINT,
 	 .offset = O(max_pages),
@@ -178,6 +183,8 @@ static void memfs_init(void *userdata, struct fring_conn *conn)
 		want |= FRING_CAP_POSIX_ACL | FRING_CAP_DONT_MASK;
 	if (o->supp_group)
 		want |= FRING_CAP_CREATE_SUPP_GROUP;
+	if (o->security_ctx)
+		want |= FRING_CAP_SECURITY_CTX;
 	if (o->no_open) {
 		/* With ATOMIC_O_TRUNC the kernel leaves O_TRUNC to the OPEN
 		 * it no longer sends (fuse_do_setattr(), ATTR_OPEN). */
@@ -208,6 +215,7 @@ static void memfs_init(void *userdata, struct fring_conn *conn)
 	fs->killpriv_v2 = (got & FRING_CAP_HANDLE_KILLPRIV_V2) != 0;
 	fs->writeback = (got & FRING_CAP_WRITEBACK_CACHE) != 0;
 	fs->acl = (got & FRING_CAP_POSIX_ACL) && (got & FRING_CAP_DONT_MASK);
+	fs->secctx = (got & FRING_CAP_SECURITY_CTX) != 0;
 	/* ENOSYS is an error where the kernel cannot open on its own */
 	fs->no_open = o->no_open && (got & FRING_CAP_NO_OPEN_SUPPORT) &&
 		      (got & FRING_CAP_NO_OPENDIR_SUPPORT);
