@@ -450,12 +450,47 @@ static void test_main_refused(void **state)
 	assert_int_equal(seen.checks, 0);
 }
 
+/* --help: the library's options, then the table under the program's
+ * name, then the hooks' usage text; exit status 0, nothing parsed. */
+static void test_main_help(void **state)
+{
+	char *argv[] = {"/usr/bin/prog", "--help", NULL};
+	char tmpl[] = "/tmp/fring-test-help.XXXXXX", got[16384];
+	int fd = mkstemp(tmpl), saved = dup(1);
+	const char *lib, *tab, *hook;
+	ssize_t n;
+
+	(void)state;
+	assert_true(fd >= 0 && saved >= 0);
+	unlink(tmpl);
+	fflush(stdout);
+	assert_int_equal(dup2(fd, 1), 1);
+	assert_int_equal(run(2, argv), 0);
+	fflush(stdout);
+	assert_int_equal(dup2(saved, 1), 1);
+	close(saved);
+	n = pread(fd, got, sizeof(got) - 1, 0);
+	close(fd);
+	assert_true(n > 0);
+	got[n] = '\0';
+	assert_int_equal(seen.checks, 0);
+	lib = strstr(got, "libfring options (-o opt[,opt...]):");
+	tab = strstr(got, "\nprog options (-o opt[,opt...]):\n"
+			  "    flag[=0|1]             a flag\n");
+	hook = strstr(got, "\nhook usage text\n");
+	assert_non_null(lib);
+	assert_non_null(tab);
+	assert_non_null(hook);
+	assert_true(lib < tab && tab < hook);
+	assert_non_null(strstr(tab, "    color=red|green|blue   a color\n"));
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_types),	   T(test_bad_tables),	 T(test_help),
-		T(test_main_info), T(test_main_refused),
+		T(test_main_info), T(test_main_refused), T(test_main_help),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
