@@ -211,9 +211,11 @@ int fring_session_set_retrieve_reply(fring_session_t *se,
 	return 0;
 }
 
-int fring_notify_retrieve(fring_session_t *se, fring_ino_t ino, off_t off,
-			  size_t size, void *cookie)
+int fring_notify_retrieve_range(fring_session_t *se, fring_ino_t ino,
+				struct fring_range range, void *cookie)
 {
+	off_t off = range.off;
+	size_t size = range.size;
 	struct fuse_notify_retrieve_out o = {
 		.nodeid = ino, .offset = (uint64_t)off, .size = (uint32_t)size};
 	struct iovec iov[2] = {{0}, {&o, sizeof(o)}};
@@ -247,6 +249,16 @@ int fring_notify_retrieve(fring_session_t *se, fring_ino_t ino, off_t off,
 	pthread_mutex_unlock(&se->lock);
 	free(w);
 	return ret;
+}
+
+/* 0.1.0's (off, size): for the programs built against it; the header makes
+ * the name a compile-time error for programs built now. */
+int(fring_notify_retrieve)(fring_session_t *se, fring_ino_t ino, off_t off,
+			   size_t size, void *cookie)
+{
+	return fring_notify_retrieve_range(
+		se, ino, (struct fring_range){.off = off, .size = size},
+		cookie);
 }
 
 bool notify_take_retrieve(struct fring_session *se, uint64_t id, void **cookie)

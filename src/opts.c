@@ -2,6 +2,7 @@
 /* Options: "-o key[=value],..." strings into struct fring_config. */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -357,5 +358,366 @@ void config_ineffective(const struct fring_config *cfg, enum fring_transport t,
 				    "option %s has no effect on transport %s: "
 				    "splicing through pipes is dev's",
 				    splice[i], name);
+	}
+}
+
+/* ---------------- a program's option table (struct fring_opt) ---------- */
+
+static const char *const size_suffixes = "kmgtpe";
+
+static void opt_refuse(const struct fring_opt *o, const char *value,
+		       const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* "option NAME: 'VALUE' WHY", or "option NAME WHY" without a value */
+static void opt_refuse(const struct fring_opt *o, const char *value,
+		       const char *fmt, ...)
+{
+	char why[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (value)
+		fr_err("option %s: '%s' %s", o->name, value, why);
+	else
+		fr_err("option %s %s", o->name, why);
+}
+
+static bool all_digits(const char *s, int base)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > (base == 8 ? '7' : '9'))
+			return false;
+	return true;
+}
+
+/* A decimal or octal number without sign, space or suffix. */
+static bool parse_u64(const char *s, int base, uint64_t *out)
+{
+	unsigned long long v;
+
+	if (!all_digits(s, base))
+		return false;
+	errno = 0;
+	v = strtoull(s, NULL, base);
+	if (errno)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool parse_size(const char *s, uint64_t *out)
+{
+	size_t n = strlen(s);
+	const char *suf;
+	char digits[32];
+	uint64_t v;
+	unsigned shift = 0;
+
+	if (n && (suf = strchr(size_suffixes, s[n - 1] | 0x20))) {
+		shift = 10 * (unsigned)(suf - size_suffixes + 1);
+		n--;
+	}
+	if (!n || n >= sizeof(digits))
+		return false;
+	memcpy(digits, s, n);
+	digits[n] = '\0';
+	if (!parse_u64(digits, 10, &v) || (shift && v > UINT64_MAX >> shift))
+		return false;
+	*out = v << shift;
+	return true;
+}
+
+static size_t opt_field_size(enum fring_opt_type t)
+{
+	switch (t) {
+	case FRING_OPT_FLAG:
+		return sizeof(bool);
+	case FRING_OPT_UINT:
+		return sizeof(unsigned);
+	case FRING_OPT_SIZE:
+		return sizeof(uint64_t);
+	case FRING_OPT_SECONDS:
+		return sizeof(double);
+	case FRING_OPT_MODE:
+		return sizeof(mode_t);
+	case FRING_OPT_STRING:
+		return sizeof(char *);
+	case FRING_OPT_ENUM:
+		return sizeof(int);
+	case FRING_OPT_CUSTOM:
+		return 0;
+	}
+	return 0;
+}
+
+/* "a, b, c" of an enum's names */
+static void enum_list(const struct fring_opt *o, const char *sep, char *buf,
+		      size_t size)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; o->names[i] && used < size; i++)
+		used += (size_t)snprintf(buf + used, size - used, "%s%s",
+					 i ? sep : "", o->names[i]);
+}
+
+/* Parses value into field by o's type: 0, -EINVAL (said why), -ENOMEM. */
+static int opt_store(const struct fring_opt *o, void *field, const char *value)
+{
+	uint64_t v, max = o->max;
+	char list[400];
+
+	switch (o->type) {
+	case FRING_OPT_FLAG:
+		if (value && strcmp(value, "0") && strcmp(value, "1")) {
+			opt_refuse(o, value, "is not 0 or 1 (nothing is 1)");
+			return -EINVAL;
+		}
+		*(bool *)field = !value || value[0] == '1';
+		return 0;
+	case FRING_OPT_UINT:
+		if (!max || max > UINT_MAX)
+			max = UINT_MAX;
+		if (!value || !*value) {
+			opt_refuse(o, NULL,
+				   "needs a value: a number from %llu to %llu",
+				   (unsigned long long)o->min,
+				   (unsigned long long)max);
+			return -EINVAL;
+		}
+		if (!parse_u64(value, 10, &v) || v < o->min || v > max) {
+			opt_refuse(o, value,
+				   "is not a number from %llu to %llu",
+				   (unsigned long long)o->min,
+				   (unsigned long long)max);
+			return -EINVAL;
+		}
+		*(unsigned *)field = (unsigned)v;
+		return 0;
+	case FRING_OPT_SIZE:
+		if (!max)
+			max = UINT64_MAX;
+		if (!value || !*value || !parse_size(value, &v) || v < o->min ||
+		    v > max) {
+			opt_refuse(
+				o, value,
+				"%s a size from %llu to %llu bytes: a number "
+				"with an optional k, m, g, t, p or e suffix "
+				"(powers of 1024)",
+				value && *value ? "is not" : "needs",
+				(unsigned long long)o->min,
+				(unsigned long long)max);
+			return -EINVAL;
+		}
+		*(uint64_t *)field = v;
+		return 0;
+	case FRING_OPT_SECONDS: {
+		char *end = NULL;
+		double d = value && *value ? strtod(value, &end) : NAN;
+
+		/* no sign, space, "inf" or "nan" */
+		if (!value || !*value || *end || !isfinite(d) || d < 0 ||
+		    !(value[0] == '.' ||
+		      (value[0] >= '0' && value[0] <= '9')) ||
+		    (max && d > (double)max)) {
+			if (max)
+				opt_refuse(o, value,
+					   "%s a number of seconds from 0 to "
+					   "%llu",
+					   value && *value ? "is not" : "needs",
+					   (unsigned long long)max);
+			else
+				opt_refuse(o, value,
+					   "%s a number of seconds, 0 or more",
+					   value && *value ? "is not"
+							   : "needs");
+			return -EINVAL;
+		}
+		*(double *)field = d;
+		return 0;
+	}
+	case FRING_OPT_MODE:
+		if (!max || max > 07777)
+			max = 07777;
+		if (!value || !parse_u64(value, 8, &v) || v < o->min ||
+		    v > max) {
+			opt_refuse(o, value,
+				   "%s an octal mode from %llo to %llo",
+				   value ? "is not" : "needs",
+				   (unsigned long long)o->min,
+				   (unsigned long long)max);
+			return -EINVAL;
+		}
+		*(mode_t *)field = (mode_t)v;
+		return 0;
+	case FRING_OPT_STRING: {
+		char *copy;
+
+		if (!value || !*value) {
+			opt_refuse(o, NULL, "needs a value");
+			return -EINVAL;
+		}
+		copy = strdup(value);
+		if (!copy)
+			return -ENOMEM;
+		/* the previous value is freed by the caller once checked */
+		*(char **)field = copy;
+		return 0;
+	}
+	case FRING_OPT_ENUM:
+		for (int i = 0; value && o->names[i]; i++)
+			if (!strcmp(value, o->names[i])) {
+				*(int *)field = i;
+				return 0;
+			}
+		enum_list(o, ", ", list, sizeof(list));
+		if (value)
+			opt_refuse(o, value, "is not one of: %s", list);
+		else
+			opt_refuse(o, NULL, "needs a value, one of: %s", list);
+		return -EINVAL;
+	case FRING_OPT_CUSTOM:
+		break;
+	}
+	return -EINVAL;
+}
+
+/* "option NAME: 'VALUE': WHY" for the table's check function */
+static void check_refused(const struct fring_opt *o, const char *value,
+			  const char *why)
+{
+	if (value)
+		fr_err("option %s: '%s': %s", o->name, value, why);
+	else
+		fr_err("option %s: %s", o->name, why);
+}
+
+static bool opt_entry_ok(const struct fring_opt *o)
+{
+	if (o->type == FRING_OPT_CUSTOM)
+		return o->check != NULL;
+	if (o->type == FRING_OPT_ENUM && !o->names)
+		return false;
+	return opt_field_size(o->type) != 0;
+}
+
+int fring_opt_set(const struct fring_opt *table, void *conf, const char *key,
+		  const char *value)
+{
+	const struct fring_opt *o;
+	unsigned char saved[sizeof(uint64_t) > sizeof(double) ? sizeof(uint64_t)
+							      : sizeof(double)];
+	const char *why;
+	void *field;
+	int ret;
+
+	if (!table || !key)
+		return -EINVAL;
+	for (o = table; o->name && strcmp(o->name, key); o++)
+		;
+	if (!o->name)
+		return -ENOENT;
+	if (!conf || !opt_entry_ok(o)) {
+		fr_err("option %s: the program's option table has no %s for "
+		       "it",
+		       key, !conf ? "structure" : "valid entry");
+		return -EINVAL;
+	}
+	field = (char *)conf + o->offset;
+	if (o->type == FRING_OPT_CUSTOM) {
+		why = o->check(conf, field, value);
+		if (why) {
+			check_refused(o, value, why);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	_Static_assert(sizeof(char *) <= sizeof(saved), "saved holds a field");
+	memcpy(saved, field, opt_field_size(o->type));
+	ret = opt_store(o, field, value);
+	if (ret)
+		return ret;
+	why = o->check ? o->check(conf, field, value) : NULL;
+	if (o->type == FRING_OPT_STRING) {
+		char *old;
+
+		/* the one of the two strings that is no longer used */
+		if (why)
+			free(*(char **)field);
+		else
+			memcpy(&old, saved, sizeof(old)), free(old);
+	}
+	if (!why)
+		return 0;
+	memcpy(field, saved, opt_field_size(o->type));
+	check_refused(o, value, why);
+	return -EINVAL;
+}
+
+void fring_opt_help(const struct fring_opt *table, FILE *out)
+{
+	for (const struct fring_opt *o = table; o && o->name; o++) {
+		char left[256], list[400];
+		const char *arg = o->arg, *help = o->help ? o->help : "";
+		int n;
+
+		if (!arg) {
+			switch (o->type) {
+			case FRING_OPT_FLAG:
+				arg = "";
+				break;
+			case FRING_OPT_ENUM:
+				if (o->names)
+					enum_list(o, "|", list, sizeof(list));
+				arg = o->names ? list : "NAME";
+				break;
+			case FRING_OPT_SIZE:
+				arg = "SIZE";
+				break;
+			case FRING_OPT_SECONDS:
+				arg = "S";
+				break;
+			case FRING_OPT_MODE:
+				arg = "OCTAL";
+				break;
+			case FRING_OPT_STRING:
+				arg = "TEXT";
+				break;
+			default:
+				arg = "N";
+			}
+		}
+		if (o->type == FRING_OPT_FLAG && !o->arg)
+			n = snprintf(left, sizeof(left), "%s[=0|1]", o->name);
+		else if (*arg)
+			n = snprintf(left, sizeof(left), "%s=%s", o->name, arg);
+		else
+			n = snprintf(left, sizeof(left), "%s", o->name);
+		/* the column of fring_config_help(); a longer name gets its
+		 * text on the next line */
+		if (!*help) {
+			fprintf(out, "    %s\n", left);
+			continue;
+		}
+		if (n > 22)
+			fprintf(out, "    %s\n%27s", left, "");
+		else
+			fprintf(out, "    %-23s", left);
+		for (const char *p = help;;) {
+			const char *nl = strchr(p, '\n');
+			int len = nl ? (int)(nl - p) : (int)strlen(p);
+
+			fprintf(out, "%.*s\n", len, p);
+			if (!nl || !nl[1])
+				break;
+			p = nl + 1;
+			fprintf(out, "%27s", "");
+		}
 	}
 }

@@ -602,14 +602,15 @@ static void sx_time(struct fuse_sx_time *d, const struct statx_timestamp *s)
 	d->tv_nsec = s->tv_nsec;
 }
 
-int fring_reply_statx(fring_req_t *req, const struct statx *stx,
-		      double attr_timeout)
+int fring_reply_statx_flags(fring_req_t *req, uint32_t flags,
+			    const struct statx *stx, double attr_timeout)
 {
 	struct fuse_statx_out *o = (void *)req->small;
 	struct iovec iov;
 
 	memset(o, 0, sizeof(*o));
 	timeout_split(attr_timeout, &o->attr_valid, &o->attr_valid_nsec);
+	o->flags = flags;
 	o->stat.mask = stx->stx_mask;
 	o->stat.blksize = stx->stx_blksize;
 	o->stat.attributes = stx->stx_attributes;
@@ -631,6 +632,12 @@ int fring_reply_statx(fring_req_t *req, const struct statx *stx,
 	o->stat.dev_minor = stx->stx_dev_minor;
 	iov = ONE(o);
 	return reply_kind(req, RK_STATX, &iov, 1);
+}
+
+int fring_reply_statx(fring_req_t *req, const struct statx *stx,
+		      double attr_timeout)
+{
+	return fring_reply_statx_flags(req, 0, stx, attr_timeout);
 }
 
 _Static_assert(sizeof(((struct fring_req *)0)->small) >=

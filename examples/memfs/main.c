@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* memfs: options, connection setup and the callback table. */
 #include <errno.h>
-#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,221 +10,141 @@
 
 #include "memfs.h"
 
-static const char memfs_usage[] =
-	"memfs options:\n"
-	"    -o entry_timeout=S     seconds names may be cached (1.0)\n"
-	"    -o attr_timeout=S      seconds attributes may be cached (1.0)\n"
-	"    -o negative_timeout=S  seconds absent names may be cached (0)\n"
-	"    -o writeback           let the kernel cache writes\n"
-	"    -o readdirplus=auto|yes|no  attributes with listings (auto)\n"
-	"    -o parallel_dirops[=0] concurrent lookups in a directory (on)\n"
-	"    -o no_open             open/opendir answer ENOSYS: the kernel\n"
-	"                           then opens without asking\n"
-	"    -o killpriv_v2[=0]     clear s[ug]id on the kernel's word (on)\n"
-	"    -o acl                 POSIX ACLs (implies default_permissions)\n"
-	"    -o supp_group          the kernel sends the caller's matching\n"
-	"                           supplementary group with creates\n"
-	"    -o max_pages=N         pages per request (from max_write)\n"
-	"    -o time_gran=NS        timestamp granularity, 1..1e9 ns (1)\n"
-	"    -o lookup_delay_ms=N   each lookup takes N ms more (tests)\n"
-	"    -o mode=OCTAL          permissions of the root (1777)\n"
-	"    -o remote=FIFO         take remote changes from FIFO and notify\n"
-	"                           the kernel (README: Remote changes)\n"
-	"    -o uid=N,gid=N         owner of the root (the server's)\n"
-	"    -o size=N[k|m|g|t]     most bytes of data, attributes and\n"
-	"                           symlinks, or N% of RAM (half of RAM,\n"
-	"                           at most half the memory cgroup's limit;\n"
-	"                           0: no limit)\n"
-	"    -o nr_inodes=N[k|m|g]  most inodes and extra hard links (one\n"
-	"                           a page of that half, and at least\n"
-	"                           its KiBs up to 2M; 0: no limit)\n";
+/*
+ * The -o options: fring_main_opts() parses them into struct memfs_opts,
+ * lists them in --help and says why a value is refused.
+ */
+static const char *const rdplus_names[] = {"auto", "yes", "no", NULL};
 
-static int parse_seconds(const char *value, double *out)
+_Static_assert(sizeof(enum memfs_rdplus) == sizeof(int), "an enum option");
+_Static_assert(sizeof(uid_t) == sizeof(unsigned) &&
+		       sizeof(gid_t) == sizeof(unsigned),
+	       "uid and gid are unsigned options");
+
+static const char *size_opt(void *conf, void *field, const char *value)
 {
-	char *end;
-	double v;
-
-	if (!value || !*value)
-		return -EINVAL;
-	errno = 0;
-	v = strtod(value, &end);
-	if (errno || *end || !isfinite(v) || v < 0)
-		return -EINVAL;
-	*out = v;
-	return 0;
+	(void)field;
+	return space_parse_size(value, conf)
+		       ? "expected bytes, 0 (no limit) to 2^63 - 4096, with an "
+			 "optional k, m, g, t, p or e suffix (powers of 1024), "
+			 "or 1% to 100% of RAM"
+		       : NULL;
 }
 
-static int parse_ulong(const char *value, int base, unsigned long max,
-		       unsigned long *out)
+static const char *nr_inodes_opt(void *conf, void *field, const char *value)
 {
-	char *end;
-	unsigned long v;
-
-	if (!value || !*value || *value == '-')
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(value, &end, base);
-	if (errno || *end || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
+	(void)field;
+	return space_parse_inodes(value, conf)
+		       ? "expected 0 (no limit) to 268435456, with an optional "
+			 "k, m or g suffix (powers of 1024)"
+		       : NULL;
 }
 
-static int memfs_opt_parse(struct memfs_opts *o, const char *key,
-			   const char *value);
-
-/* NAME turns a feature on, NAME=0 or NAME=1 says which. */
-static int parse_flag(const char *value, bool *out)
-{
-	if (!value || strcmp(value, "1") == 0)
-		*out = true;
-	else if (strcmp(value, "0") == 0)
-		*out = false;
-	else
-		return -EINVAL;
-	return 0;
-}
-
-static int parse_rdplus(const char *value, enum memfs_rdplus *out)
-{
-	static const char *const names[] = {"auto", "yes", "no"};
-
-	for (unsigned i = 0; value && i < 3; i++)
-		if (strcmp(value, names[i]) == 0) {
-			*out = (enum memfs_rdplus)i;
-			return 0;
-		}
-	return -EINVAL;
-}
-
-static int parse_unsigned(const char *value, unsigned long min,
-			  unsigned long max, unsigned *out)
-{
-	unsigned long v;
-	int err = parse_ulong(value, 10, max, &v);
-
-	if (!err && v < min)
-		err = -EINVAL;
-	if (!err)
-		*out = (unsigned)v;
-	return err;
-}
-
-static int memfs_feature_opt(struct memfs_opts *o, const char *key,
-			     const char *value)
-{
-	static const struct {
-		const char *name;
-		size_t off;
-	} flags[] = {
-		{"writeback", offsetof(struct memfs_opts, writeback)},
-		{"parallel_dirops",
-		 offsetof(struct memfs_opts, parallel_dirops)},
-		{"no_open", offsetof(struct memfs_opts, no_open)},
-		{"killpriv_v2", offsetof(struct memfs_opts, killpriv_v2)},
-		{"acl", offsetof(struct memfs_opts, acl)},
-		{"supp_group", offsetof(struct memfs_opts, supp_group)},
-	};
-
-	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
-		if (strcmp(key, flags[i].name) == 0)
-			return parse_flag(value,
-					  (bool *)((char *)o + flags[i].off));
-	if (strcmp(key, "readdirplus") == 0)
-		return parse_rdplus(value, &o->readdirplus);
-	if (strcmp(key, "max_pages") == 0)
-		return parse_unsigned(value, 1, 65535, &o->max_pages);
-	if (strcmp(key, "time_gran") == 0)
-		return parse_unsigned(value, 1, 1000000000, &o->time_gran);
-	if (strcmp(key, "lookup_delay_ms") == 0)
-		return parse_unsigned(value, 0, 60000, &o->lookup_delay_ms);
-	return -ENOENT;
-}
-
-/* What a bad value of key should have been. */
-static const char *opt_hint(const char *key)
-{
-	static const struct {
-		const char *key, *hint;
-	} hints[] = {
-		{"entry_timeout", "seconds, a number 0 or more"},
-		{"attr_timeout", "seconds, a number 0 or more"},
-		{"negative_timeout", "seconds, a number 0 or more"},
-		{"readdirplus", "auto, yes or no"},
-		{"max_pages", "1 to 65535"},
-		{"time_gran", "nanoseconds, 1 to 1000000000"},
-		{"lookup_delay_ms", "0 to 60000"},
-		{"mode", "octal, 0 to 7777"},
-		{"uid", "0 to 4294967294"},
-		{"gid", "0 to 4294967294"},
-		{"remote", "the path of a FIFO"},
-		{"size", "bytes, 0 (no limit) to 2^63 - 4096, with an optional "
-			 "k, m, g, t, p or e suffix (powers of 1024), or 1% to "
-			 "100% of RAM"},
-		{"nr_inodes", "0 (no limit) to 268435456, with an optional k, "
-			      "m or g suffix (powers of 1024)"},
-	};
-
-	for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++)
-		if (strcmp(key, hints[i].key) == 0)
-			return hints[i].hint;
-	/* the on/off features */
-	return "nothing, 0 or 1";
-}
-
-static int memfs_opt(void *userdata, const char *key, const char *value)
-{
-	int err = memfs_opt_parse(&((struct memfs *)userdata)->opt, key, value);
-
-	if (err == -EINVAL)
-		fprintf(stderr,
-			"memfs: bad value for option %s: %s (valid: %s)\n", key,
-			value ? value : "(none)", opt_hint(key));
-	return err;
-}
-
-static int memfs_opt_parse(struct memfs_opts *o, const char *key,
-			   const char *value)
-{
-	unsigned long v;
-	int err;
-
-	if (strcmp(key, "entry_timeout") == 0)
-		return parse_seconds(value, &o->entry_timeout);
-	if (strcmp(key, "attr_timeout") == 0)
-		return parse_seconds(value, &o->attr_timeout);
-	if (strcmp(key, "negative_timeout") == 0)
-		return parse_seconds(value, &o->negative_timeout);
-	if (strcmp(key, "size") == 0)
-		return space_parse_size(value, o);
-	if (strcmp(key, "nr_inodes") == 0)
-		return space_parse_inodes(value, o);
-	if (strcmp(key, "remote") == 0) {
-		if (!value || !*value)
-			return -EINVAL;
-		free(o->remote);
-		o->remote = strdup(value);
-		return o->remote ? 0 : -ENOMEM;
-	}
-	err = memfs_feature_opt(o, key, value);
-	if (err != -ENOENT)
-		return err;
-	if (strcmp(key, "mode") == 0) {
-		err = parse_ulong(value, 8, 07777, &v);
-		if (!err)
-			o->root_mode = (mode_t)v;
-		return err;
-	}
-	if (strcmp(key, "uid") == 0 || strcmp(key, "gid") == 0) {
-		err = parse_ulong(value, 10, 0xfffffffeul, &v);
-		if (!err && key[0] == 'u')
-			o->root_uid = (uid_t)v;
-		else if (!err)
-			o->root_gid = (gid_t)v;
-		return err;
-	}
-	return -ENOENT;
-}
+#define O(field) offsetof(struct memfs_opts, field)
+static const struct fring_opt memfs_opt_table[] = {
+	{.name = "entry_timeout",
+	 .type = FRING_OPT_SECONDS,
+	 .offset = O(entry_timeout),
+	 .help = "seconds names may be cached (1.0)"},
+	{.name = "attr_timeout",
+	 .type = FRING_OPT_SECONDS,
+	 .offset = O(attr_timeout),
+	 .help = "seconds attributes may be cached (1.0)"},
+	{.name = "negative_timeout",
+	 .type = FRING_OPT_SECONDS,
+	 .offset = O(negative_timeout),
+	 .help = "seconds absent names may be cached (0)"},
+	{.name = "writeback",
+	 .type = FRING_OPT_FLAG,
+	 .offset = O(writeback),
+	 .help = "let the kernel cache writes"},
+	{.name = "readdirplus",
+	 .type = FRING_OPT_ENUM,
+	 .offset = O(readdirplus),
+	 .names = rdplus_names,
+	 .help = "attributes with listings (auto)"},
+	{.name = "parallel_dirops",
+	 .type = FRING_OPT_FLAG,
+	 .offset = O(parallel_dirops),
+	 .help = "concurrent lookups in a directory (on)"},
+	{.name = "no_open",
+	 .type = FRING_OPT_FLAG,
+	 .offset = O(no_open),
+	 .help = "open/opendir answer ENOSYS: the kernel\n"
+		 "then opens without asking"},
+	{.name = "killpriv_v2",
+	 .type = FRING_OPT_FLAG,
+	 .offset = O(killpriv_v2),
+	 .help = "clear s[ug]id on the kernel's word (on)"},
+	{.name = "acl",
+	 .type = FRING_OPT_FLAG,
+	 .offset = O(acl),
+	 .help = "POSIX ACLs (implies default_permissions)"},
+	{.name = "supp_group",
+	 .type = FRING_OPT_FLAG,
+	 .offset = O(supp_group),
+	 .help = "the kernel sends the caller's matching\n"
+		 "supplementary group with creates"},
+	{.name = "security_ctx",
+	 .type = FRING_OPT_FLAG,
+	 .offset = O(security_ctx),
+	 .help = "label new inodes as the kernel's LSM says\n"
+		 "(the context comes with each create)"},
+	{.name = "max_pages",
+	 .type = FRING_OPT_UINT,
+	 .offset = O(max_pages),
+	 .min = 1,
+	 .max = 65535,
+	 .help = "pages per request (from max_write)"},
+	{.name = "time_gran",
+	 .type = FRING_OPT_UINT,
+	 .offset = O(time_gran),
+	 .min = 1,
+	 .max = 1000000000,
+	 .arg = "NS",
+	 .help = "timestamp granularity, 1..1e9 ns (1)"},
+	{.name = "lookup_delay_ms",
+	 .type = FRING_OPT_UINT,
+	 .offset = O(lookup_delay_ms),
+	 .max = 60000,
+	 .help = "each lookup takes N ms more (tests)"},
+	{.name = "mode",
+	 .type = FRING_OPT_MODE,
+	 .offset = O(root_mode),
+	 .help = "permissions of the root (1777)"},
+	{.name = "remote",
+	 .type = FRING_OPT_STRING,
+	 .offset = O(remote),
+	 .arg = "FIFO",
+	 .help = "take remote changes from FIFO and notify\n"
+		 "the kernel (README: Remote changes)"},
+	{.name = "uid",
+	 .type = FRING_OPT_UINT,
+	 .offset = O(root_uid),
+	 .max = 0xfffffffe,
+	 .help = "owner of the root (the server's)"},
+	{.name = "gid",
+	 .type = FRING_OPT_UINT,
+	 .offset = O(root_gid),
+	 .max = 0xfffffffe,
+	 .help = "group of the root (the server's)"},
+	{.name = "size",
+	 .type = FRING_OPT_CUSTOM,
+	 .check = size_opt,
+	 .arg = "N[k|m|g|t]",
+	 .help = "most bytes of data, attributes and\n"
+		 "symlinks, or N% of RAM (half of RAM,\n"
+		 "at most half the memory cgroup's limit;\n"
+		 "0: no limit)"},
+	{.name = "nr_inodes",
+	 .type = FRING_OPT_CUSTOM,
+	 .check = nr_inodes_opt,
+	 .arg = "N[k|m|g]",
+	 .help = "most inodes and extra hard links (one\n"
+		 "a page of that half, and at least\n"
+		 "its KiBs up to 2M; 0: no limit)"},
+	{.name = NULL},
+};
 
 /* What memfs asks of INIT from its options; the library's proposal for
  * these is replaced, the rest of it kept. */
@@ -264,6 +183,8 @@ static void memfs_init(void *userdata, struct fring_conn *conn)
 		want |= FRING_CAP_POSIX_ACL | FRING_CAP_DONT_MASK;
 	if (o->supp_group)
 		want |= FRING_CAP_CREATE_SUPP_GROUP;
+	if (o->security_ctx)
+		want |= FRING_CAP_SECURITY_CTX;
 	if (o->no_open) {
 		/* With ATOMIC_O_TRUNC the kernel leaves O_TRUNC to the OPEN
 		 * it no longer sends (fuse_do_setattr(), ATTR_OPEN). */
@@ -294,12 +215,15 @@ static void memfs_init(void *userdata, struct fring_conn *conn)
 	fs->killpriv_v2 = (got & FRING_CAP_HANDLE_KILLPRIV_V2) != 0;
 	fs->writeback = (got & FRING_CAP_WRITEBACK_CACHE) != 0;
 	fs->acl = (got & FRING_CAP_POSIX_ACL) && (got & FRING_CAP_DONT_MASK);
+	fs->secctx = (got & FRING_CAP_SECURITY_CTX) != 0;
 	/* ENOSYS is an error where the kernel cannot open on its own */
 	fs->no_open = o->no_open && (got & FRING_CAP_NO_OPEN_SUPPORT) &&
 		      (got & FRING_CAP_NO_OPENDIR_SUPPORT);
 	if (o->acl && !fs->acl)
-		fprintf(stderr, "memfs: the kernel does not offer POSIX ACLs; "
-				"acl ignored\n");
+		fring_log_msg(
+			FRING_LOG_WARN,
+			"memfs: the kernel does not offer POSIX ACLs; acl "
+			"ignored");
 
 	/* The options are known only now; no request has come yet. */
 	pthread_mutex_lock(&root->lock);
@@ -312,11 +236,17 @@ static void memfs_init(void *userdata, struct fring_conn *conn)
 static void memfs_ready(void *userdata, fring_session_t *s)
 {
 	struct memfs *fs = userdata;
-	int err = fs->opt.remote ? remote_start(fs, s) : 0;
+	int err;
 
+	/* In the background standard error is /dev/null: the log lines
+	 * (the library's, remote commands, the limits at INIT) go to
+	 * syslog instead. */
+	if (fring_main_info()->daemonized)
+		fring_set_log(fring_log_syslog, NULL, FRING_LOG_INFO);
+	err = fs->opt.remote ? remote_start(fs, s) : 0;
 	if (err)
-		fprintf(stderr, "memfs: -o remote=%s: %s\n", fs->opt.remote,
-			strerror(-err));
+		fring_log_msg(FRING_LOG_ERR, "memfs: -o remote=%s: %s",
+			      fs->opt.remote, strerror(-err));
 }
 
 /* After the command line, before mounting. */
@@ -324,29 +254,8 @@ static int memfs_check(void *userdata)
 {
 	struct memfs *fs = userdata;
 
-	return fs->opt.remote ? remote_check(fs, fs->opt.mountpoint) : 0;
-}
-
-/*
- * The mountpoint as fring_main() will take it: the last argument that is
- * neither an option nor -o's value (memfs takes no other positional).
- */
-static const char *find_mountpoint(int argc, char *argv[])
-{
-	const char *last = NULL;
-	bool options_done = false;
-
-	for (int i = 1; i < argc; i++) {
-		if (!options_done && argv[i][0] == '-' && argv[i][1]) {
-			if (!strcmp(argv[i], "--"))
-				options_done = true;
-			else if (!strcmp(argv[i], "-o"))
-				i++;
-			continue;
-		}
-		last = argv[i];
-	}
-	return last;
+	return fs->opt.remote ? remote_check(fs, fring_main_info()->mountpoint)
+			      : 0;
 }
 
 static const struct fring_ops memfs_ops = {
@@ -409,8 +318,6 @@ int main(int argc, char *argv[])
 {
 	static struct memfs fs;
 	struct fring_main_hooks hooks = {
-		.usage = memfs_usage,
-		.opt = memfs_opt,
 		.ready = memfs_ready,
 		.check = memfs_check,
 	};
@@ -457,14 +364,14 @@ int main(int argc, char *argv[])
 	}
 	root->parent = FRING_ROOT_INO; /* ".." of the root is the root */
 
-	fs.opt.mountpoint = find_mountpoint(argc, argv);
-	ret = fring_main_ext(argc, argv, &memfs_ops, sizeof(memfs_ops), &fs,
-			     &hooks);
+	ret = fring_main_opts(argc, argv, &memfs_ops, sizeof(memfs_ops), &fs,
+			      &hooks, memfs_opt_table, &fs.opt);
 	if (fs.opt.lookup_delay_ms)
 		fprintf(stderr, "memfs: lookups held at once: at most %u\n",
 			atomic_load(&fs.delayed_peak));
 	table_fini(&fs);
 	data_fini(&fs);
 	pthread_rwlock_destroy(&fs.ns);
+	free(fs.opt.remote);
 	return ret;
 }

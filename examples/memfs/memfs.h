@@ -242,14 +242,14 @@ struct memfs_opts {
 	bool killpriv_v2;
 	bool acl;
 	bool supp_group;
+	bool security_ctx;  /* -o security_ctx: the kernel's LSM label */
 	unsigned max_pages; /* 0: the library's choice */
 	unsigned time_gran; /* ns */
 	unsigned lookup_delay_ms;
 	mode_t root_mode;
 	uid_t root_uid;
 	gid_t root_gid;
-	char *remote;		/* -o remote=FIFO (remote.c), or NULL */
-	const char *mountpoint; /* the command line's, for remote_check() */
+	char *remote; /* -o remote=FIFO (remote.c), or NULL */
 	/* -o size=BYTES or N% of RAM, -o nr_inodes=N (space.c) */
 	bool size_set, nr_inodes_set;
 	uint64_t size;
@@ -270,6 +270,7 @@ struct memfs {
 	bool writeback;		  /* the kernel caches writes */
 	bool acl;		  /* POSIX ACLs negotiated */
 	bool no_open;		  /* open / opendir answer ENOSYS */
+	bool secctx;		  /* security contexts negotiated */
 	bool protected_hardlinks; /* fs.protected_hardlinks */
 	fring_session_t *se;	  /* for notifications (remote.c) */
 	struct memfs_space space;
@@ -418,6 +419,10 @@ int acl_set_locked(struct memfs_cred *c, struct memfs_inode *n, bool is_default,
  * mode. Caller holds fs->ns; n is not yet visible. */
 int acl_inherit(struct memfs *fs, struct memfs_inode *dir,
 		struct memfs_inode *n, mode_t umask);
+
+/* ops_entry.c: sets the security context the kernel sent with a creating
+ * request (-o security_ctx) on n, not yet visible: 0 or an errno. */
+int secctx_apply(struct memfs *fs, fring_req_t *req, struct memfs_inode *n);
 
 /* Callbacks, grouped by file. */
 /* ops_entry.c */

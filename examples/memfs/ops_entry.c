@@ -189,6 +189,29 @@ void memfs_forget_multi(void *userdata, size_t count,
 }
 
 /*
+ * -o security_ctx: the label the LSM gives a new inode (SELinux's
+ * security.selinux...), which the kernel sends with the creating request,
+ * set before the inode is visible, as a local filesystem does at create.
+ */
+int secctx_apply(struct memfs *fs, fring_req_t *req, struct memfs_inode *n)
+{
+	const char *name;
+	const void *value;
+	size_t size;
+	int ret;
+
+	if (!fs->secctx)
+		return 0;
+	ret = fring_req_secctx(req, &name, &value, &size);
+	if (ret <= 0)
+		return ret < 0 ? EIO : 0;
+	pthread_mutex_lock(&n->lock);
+	ret = xattr_set_locked(fs, n, name, value, size, 0);
+	pthread_mutex_unlock(&n->lock);
+	return ret;
+}
+
+/*
  * Creates name in parent and gives the kernel one reference to it (and an
  * open handle if fi is set). need_root: device nodes, refused after the
  * generic checks as the kernel does.
@@ -220,6 +243,8 @@ static struct memfs_inode *make_node(struct memfs *fs, struct memfs_cred *c,
 		n->parent = dir->ino;
 	if (fs->acl)
 		*err = acl_inherit(fs, dir, n, c->umask);
+	if (!*err)
+		*err = secctx_apply(fs, c->req, n);
 	if (*err) {
 		inode_unlink(fs, n);
 		n = NULL;
@@ -409,6 +434,8 @@ void memfs_tmpfile(fring_req_t *req, fring_ino_t parent, mode_t mode,
 	}
 	if (n && fs->acl)
 		err = acl_inherit(fs, dir, n, c.umask);
+	if (n && !err)
+		err = secctx_apply(fs, req, n);
 	if (n && err) {
 		inode_unlink(fs, n);
 		n = NULL;

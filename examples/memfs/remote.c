@@ -258,23 +258,25 @@ static void command(struct memfs *fs, char *line)
 	if (arg)
 		text = strtok_r(NULL, "", &save); /* the rest, spaces and all */
 	if (!cmd || !path) {
-		fprintf(stderr, "memfs: remote: %s: bad command\n", copy);
+		fring_log_msg(FRING_LOG_WARN, "memfs: remote: %s: bad command",
+			      copy);
 		return;
 	}
 	why = command_problem(cmd, path, arg, text);
 	if (why) {
-		fprintf(stderr, "memfs: remote: %s: refused: %s\n", copy, why);
+		fring_log_msg(FRING_LOG_WARN, "memfs: remote: %s: refused: %s",
+			      copy, why);
 		return;
 	}
 	err = apply(fs, cmd, path, arg, text, &ch);
 	if (!err && !quiet)
 		ret = notify(fs, cmd, &ch, arg ? atoll(arg) : 0, text);
-	fprintf(stderr, "memfs: remote: %s: %s%s%s\n", copy,
-		err ? strerror(err) : "done",
-		quiet || err ? "" : ", notified: ",
-		quiet || err ? ""
-		: ret	     ? strerror(-ret)
-			     : "ok");
+	fring_log_msg(FRING_LOG_INFO, "memfs: remote: %s: %s%s%s", copy,
+		      err ? strerror(err) : "done",
+		      quiet || err ? "" : ", notified: ",
+		      quiet || err ? ""
+		      : ret	   ? strerror(-ret)
+				   : "ok");
 }
 
 static void *remote_thread(void *arg)
@@ -287,21 +289,22 @@ static void *remote_thread(void *arg)
 	ssize_t len;
 
 	if (!f) {
-		fprintf(stderr, "memfs: remote: %s: %s\n", fs->opt.remote,
-			strerror(errno));
+		fring_log_msg(FRING_LOG_ERR, "memfs: remote: %s: %s",
+			      fs->opt.remote, strerror(errno));
 		return NULL;
 	}
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		if (len && line[len - 1] == '\n')
 			line[--len] = '\0';
 		if (memchr(line, '\0', (size_t)len))
-			fprintf(stderr, "memfs: remote: a line with a NUL byte "
-					"refused\n");
+			fring_log_msg(FRING_LOG_WARN,
+				      "memfs: remote: a line with a NUL byte "
+				      "refused");
 		else if (len > REMOTE_LINE_MAX)
-			fprintf(stderr,
-				"memfs: remote: a line of %zd bytes refused "
-				"(at most %d)\n",
-				len, REMOTE_LINE_MAX);
+			fring_log_msg(FRING_LOG_WARN,
+				      "memfs: remote: a line of %zd bytes "
+				      "refused (at most %d)",
+				      len, REMOTE_LINE_MAX);
 		else if (len)
 			command(fs, line);
 	}

@@ -259,10 +259,11 @@ static void warn_huge_shmem(void)
 	*b = '\0';
 	if (!strcmp(a + 1, "always") || !strcmp(a + 1, "within_size") ||
 	    !strcmp(a + 1, "force"))
-		fprintf(stderr,
-			"memfs: warning: transparent_hugepage/shmem_enabled "
-			"is %s: memfds may take huge pages, more memory than "
-			"size= counts\n",
+		fring_log_msg(
+			FRING_LOG_WARN,
+			"memfs: warning: transparent_hugepage/"
+			"shmem_enabled is %s: memfds may take huge pages, "
+			"more memory than size= counts",
 			a + 1);
 }
 
@@ -282,12 +283,14 @@ void space_setup(struct memfs *fs)
 	else
 		sp->max_bytes = o->size;
 	if (o->size_set && (!sp->max_bytes || sp->max_bytes > mem))
-		fprintf(stderr,
-			"memfs: warning: size %" PRIu64 "%s is more than the "
-			"%" PRIu64 " bytes of %s: filling it can get memfs "
-			"killed for want of memory\n",
-			sp->max_bytes, sp->max_bytes ? "" : " (no limit)", mem,
-			mem < ram ? "its memory cgroup's limit" : "RAM");
+		fring_log_msg(FRING_LOG_WARN,
+			      "memfs: warning: size %" PRIu64
+			      "%s is more than the %" PRIu64
+			      " bytes of %s: filling it can get memfs killed "
+			      "for want of memory",
+			      sp->max_bytes, sp->max_bytes ? "" : " (no limit)",
+			      mem,
+			      mem < ram ? "its memory cgroup's limit" : "RAM");
 	/* tmpfs's default is an inode per two pages of RAM (per page of the
 	 * half); an inode costs
 	 * memfs well under 1 KiB, so at least a 1 KiB share of that half
@@ -305,10 +308,11 @@ void space_setup(struct memfs *fs)
 	if (sp->max_inodes > MEMFS_INODES_MAX)
 		sp->max_inodes = MEMFS_INODES_MAX;
 	warn_huge_shmem();
-	fprintf(stderr,
-		"memfs: size %" PRIu64 " bytes%s, nr_inodes %" PRIu64 "%s\n",
-		sp->max_bytes, sp->max_bytes ? "" : " (no limit)",
-		sp->max_inodes, sp->max_inodes ? "" : " (no limit)");
+	fring_log_msg(FRING_LOG_INFO,
+		      "memfs: size %" PRIu64 " bytes%s, nr_inodes %" PRIu64
+		      "%s",
+		      sp->max_bytes, sp->max_bytes ? "" : " (no limit)",
+		      sp->max_inodes, sp->max_inodes ? "" : " (no limit)");
 }
 
 /* ------------------------------------------------------------------ */

@@ -55,13 +55,13 @@ static struct backing **slot_of(fring_ino_t nodeid)
 static void warn_once(int err)
 {
 	if (!atomic_exchange(&warned, true))
-		fprintf(stderr,
-			"passthrough: fring_backing_open: %s; such files are "
-			"served by the daemon%s\n",
-			strerror(-err),
-			err == -ELOOP ? " (the source is stacked: see "
-					"max_stack_depth)"
-				      : "");
+		fring_log_msg(FRING_LOG_WARN,
+			      "passthrough: fring_backing_open: %s; such files "
+			      "are served by the daemon%s",
+			      strerror(-err),
+			      err == -ELOOP ? " (the source is stacked: see "
+					      "max_stack_depth)"
+					    : "");
 }
 
 /* Write data must reach the daemon for these: it clears the bits. */
@@ -131,9 +131,9 @@ void pt_backing_detach(fring_req_t *req, fring_ino_t nodeid)
 		int err = fring_backing_close(fring_req_session(req), gone->id);
 
 		if (err)
-			fprintf(stderr,
-				"passthrough: closing backing id %d: %s\n",
-				gone->id, strerror(-err));
+			fring_log_msg(FRING_LOG_WARN,
+				      "passthrough: closing backing id %d: %s",
+				      gone->id, strerror(-err));
 	}
 	free(gone);
 }

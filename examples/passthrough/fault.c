@@ -40,10 +40,6 @@ int pt_fault_opt(struct pt_fs *fs, const char *value)
 		fs->fault_every = (unsigned)n;
 		return 0;
 	}
-	fprintf(stderr,
-		"passthrough: -o fault=%s: expected eio, enospc or short, "
-		"then :N (every Nth request)\n",
-		value ? value : "");
 	return -EINVAL;
 }
 
@@ -57,8 +53,8 @@ int pt_fault_next(struct pt_fs *fs, bool is_write)
 	n = atomic_fetch_add(&fs->fault_count, 1) + 1;
 	if (n % fs->fault_every)
 		return 0;
-	fprintf(stderr, "passthrough: fault injected: %s %u\n",
-		is_write ? "write" : "read", n);
+	fring_log_msg(FRING_LOG_INFO, "passthrough: fault injected: %s %u",
+		      is_write ? "write" : "read", n);
 	switch (fs->fault) {
 	case PT_FAULT_EIO:
 		return EIO;

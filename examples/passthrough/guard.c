@@ -92,11 +92,11 @@ void pt_learn_own_dev(struct pt_fs *fs)
 	if (!fs->mnt_abs ||
 	    statx(AT_FDCWD, fs->mnt_abs, AT_STATX_DONT_SYNC | AT_NO_AUTOMOUNT,
 		  0, &sx) < 0) {
-		fprintf(stderr,
-			"passthrough: cannot tell the device of the mount "
-			"(%s): a mount of it inside the source would not be "
-			"noticed\n",
-			fs->mnt_abs ? strerror(errno) : "no mountpoint");
+		fring_log_msg(FRING_LOG_WARN,
+			      "passthrough: cannot tell the device of the "
+			      "mount (%s): a mount of it inside the source "
+			      "would not be noticed",
+			      fs->mnt_abs ? strerror(errno) : "no mountpoint");
 		return;
 	}
 	fs->own_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);

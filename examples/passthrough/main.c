@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,88 +17,76 @@
 
 static const char usage_text[] =
 	"passthrough: mirrors the directory SOURCE at MOUNTPOINT\n"
-	"    usage: passthrough [options] SOURCE MOUNTPOINT\n"
-	"    -o entry_timeout=S     seconds the kernel caches names, also\n"
-	"                           missing ones (default 1.0)\n"
-	"    -o attr_timeout=S      seconds the kernel caches attributes\n"
-	"                           (default 1.0)\n"
-	"    -o cache=MODE          never: direct I/O, no page cache;\n"
-	"                           auto (default): keep the page cache of a\n"
-	"                           file that did not change since last seen;\n"
-	"                           always: always keep it\n"
-	"    -o passthrough         the kernel reads and writes regular files\n"
-	"                           on the source itself (FUSE passthrough,\n"
-	"                           Linux 6.9+, root); cache= then does not\n"
-	"                           apply\n"
-	"    -o max_stack_depth=N   with passthrough: 1 (default) or 2, to\n"
-	"                           allow a stacked source (e.g. overlayfs)"
+	"    usage: passthrough [options] SOURCE MOUNTPOINT";
+
+/*
+ * The -o options: fring_main_opts() parses them into struct pt_fs, lists
+ * them in --help and says why a value is refused.
+ */
+static const char *const cache_names[] = {
+	[PT_CACHE_NEVER] = "never",
+	[PT_CACHE_AUTO] = "auto",
+	[PT_CACHE_ALWAYS] = "always",
+	NULL,
+};
+_Static_assert(sizeof(enum pt_cache) == sizeof(int), "an enum option");
+
 #ifdef FRING_FAULT_INJECTION
-	"\n    -o fault=KIND[:N]      every Nth READ/WRITE fails: eio,\n"
-	"                           enospc (writes) or short (writes store\n"
-	"                           half) (fault injection builds only)"
-#endif
-	;
-
-static int parse_seconds(const char *key, const char *value, double *out)
+static const char *fault_opt(void *conf, void *field, const char *value)
 {
-	char *end = NULL;
-	double v = value ? strtod(value, &end) : NAN;
-
-	if (!value || !*value || *end || !isfinite(v) || v < 0) {
-		fprintf(stderr,
-			"passthrough: -o %s=%s: expected seconds, 0 or more\n",
-			key, value ? value : "");
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
+	(void)field;
+	return pt_fault_opt(conf, value) ? "expected eio, enospc or short, "
+					   "then :N (every Nth request)"
+					 : NULL;
 }
+#endif
 
-static int pt_opt(void *userdata, const char *key, const char *value)
-{
-	struct pt_fs *fs = userdata;
-
-	if (!strcmp(key, "entry_timeout"))
-		return parse_seconds(key, value, &fs->entry_timeout);
-	if (!strcmp(key, "attr_timeout"))
-		return parse_seconds(key, value, &fs->attr_timeout);
-	if (!strcmp(key, "cache")) {
-		if (value && !strcmp(value, "never"))
-			fs->cache = PT_CACHE_NEVER;
-		else if (value && !strcmp(value, "auto"))
-			fs->cache = PT_CACHE_AUTO;
-		else if (value && !strcmp(value, "always"))
-			fs->cache = PT_CACHE_ALWAYS;
-		else {
-			fprintf(stderr,
-				"passthrough: -o cache=%s: expected never, "
-				"auto or always\n",
-				value ? value : "");
-			return -EINVAL;
-		}
-		return 0;
-	}
-	if (!strcmp(key, "passthrough") && !value) {
-		fs->passthrough = true;
-		return 0;
-	}
-	if (!strcmp(key, "max_stack_depth")) {
-		if (!value || (strcmp(value, "1") && strcmp(value, "2"))) {
-			fprintf(stderr,
-				"passthrough: -o max_stack_depth=%s: "
-				"expected 1 or 2\n",
-				value ? value : "");
-			return -EINVAL;
-		}
-		fs->max_stack_depth = (unsigned)atoi(value);
-		return 0;
-	}
+#define O(field) offsetof(struct pt_fs, field)
+static const struct fring_opt pt_opt_table[] = {
+	{.name = "entry_timeout",
+	 .type = FRING_OPT_SECONDS,
+	 .offset = O(entry_timeout),
+	 .help = "seconds the kernel caches names, also\n"
+		 "missing ones (default 1.0)"},
+	{.name = "attr_timeout",
+	 .type = FRING_OPT_SECONDS,
+	 .offset = O(attr_timeout),
+	 .help = "seconds the kernel caches attributes\n"
+		 "(default 1.0)"},
+	{.name = "cache",
+	 .type = FRING_OPT_ENUM,
+	 .offset = O(cache),
+	 .names = cache_names,
+	 .arg = "MODE",
+	 .help = "never: direct I/O, no page cache;\n"
+		 "auto (default): keep the page cache of a\n"
+		 "file that did not change since last seen;\n"
+		 "always: always keep it"},
+	{.name = "passthrough",
+	 .type = FRING_OPT_FLAG,
+	 .offset = O(passthrough),
+	 .help = "the kernel reads and writes regular files\n"
+		 "on the source itself (FUSE passthrough,\n"
+		 "Linux 6.9+, root); cache= then does not\n"
+		 "apply"},
+	{.name = "max_stack_depth",
+	 .type = FRING_OPT_UINT,
+	 .offset = O(max_stack_depth),
+	 .min = 1,
+	 .max = 2,
+	 .help = "with passthrough: 1 (default) or 2, to\n"
+		 "allow a stacked source (e.g. overlayfs)"},
 #ifdef FRING_FAULT_INJECTION
-	if (!strcmp(key, "fault"))
-		return pt_fault_opt(fs, value);
+	{.name = "fault",
+	 .type = FRING_OPT_CUSTOM,
+	 .check = fault_opt,
+	 .arg = "KIND[:N]",
+	 .help = "every Nth READ/WRITE fails: eio,\n"
+		 "enospc (writes) or short (writes store\n"
+		 "half) (fault injection builds only)"},
 #endif
-	return -ENOENT;
-}
+	{.name = NULL},
+};
 
 /* SOURCE: opened here, so a bad one fails before anything is mounted. */
 static int pt_arg(void *userdata, const char *arg)
@@ -146,40 +133,19 @@ static int pt_arg(void *userdata, const char *arg)
 	return 0;
 }
 
-/* The positional arguments fring_main_ext() will see, to tell a missing
- * SOURCE from a missing MOUNTPOINT; -1 for --help/--version. *last: the
- * last of them, the one fring_main_ext() mounts on. */
-static int count_positionals(int argc, char *argv[], const char **last)
-{
-	bool options_done = false;
-	int n = 0;
-
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!options_done && a[0] == '-' && a[1]) {
-			if (!strcmp(a, "--"))
-				options_done = true;
-			else if (!strcmp(a, "-h") || !strcmp(a, "--help") ||
-				 !strcmp(a, "-V") || !strcmp(a, "--version"))
-				return -1;
-			else if (!strcmp(a, "-o"))
-				i++;
-			continue;
-		}
-		*last = a;
-		n++;
-	}
-	return n;
-}
-
 /* After the command line, before mounting. */
 static int pt_check(void *userdata)
 {
 	struct pt_fs *fs = userdata;
 
-	if (!fs->source)
-		return 0; /* main() said so already */
+	if (!fs->source) {
+		fprintf(stderr,
+			"passthrough: no SOURCE given (usage: %s "
+			"[options] SOURCE MOUNTPOINT)\n",
+			fring_main_info()->progname);
+		return -EINVAL;
+	}
+	fs->mountpoint = fring_main_info()->mountpoint;
 	return pt_check_mountpoint(fs, fs->mountpoint);
 }
 
@@ -187,6 +153,9 @@ static int pt_check(void *userdata)
 static void pt_ready(void *userdata, fring_session_t *s)
 {
 	(void)s;
+	/* in the background standard error is /dev/null */
+	if (fring_main_info()->daemonized)
+		fring_set_log(fring_log_syslog, NULL, FRING_LOG_INFO);
 	pt_learn_own_dev(userdata);
 }
 
@@ -213,12 +182,12 @@ static void pt_init(void *userdata, struct fring_conn *conn)
 		return;
 	if (!(conn->capable & FRING_CAP_PASSTHROUGH)) {
 		/* the tests read this line (tests/e2e/passthrough-io.sh) */
-		fprintf(stderr,
-			"NOT OFFERED: FUSE_PASSTHROUGH: the kernel (FUSE "
-			"%u.%u) does not offer it (Linux 6.9+ with "
-			"CONFIG_FUSE_PASSTHROUGH); reads and writes go "
-			"through the daemon\n",
-			conn->proto_major, conn->proto_minor);
+		fring_log_msg(FRING_LOG_WARN,
+			      "NOT OFFERED: FUSE_PASSTHROUGH: the kernel (FUSE "
+			      "%u.%u) does not offer it (Linux 6.9+ with "
+			      "CONFIG_FUSE_PASSTHROUGH); reads and writes go "
+			      "through the daemon",
+			      conn->proto_major, conn->proto_minor);
 		fs->passthrough = false;
 		return;
 	}
@@ -302,20 +271,12 @@ int main(int argc, char *argv[])
 	};
 	const struct fring_main_hooks hooks = {
 		.usage = usage_text,
-		.opt = pt_opt,
 		.arg = pt_arg,
 		.check = pt_check,
 		.ready = pt_ready,
 	};
 	int status;
 
-	if (count_positionals(argc, argv, &fs.mountpoint) == 1) {
-		fprintf(stderr,
-			"passthrough: no SOURCE given (usage: %s "
-			"[options] SOURCE MOUNTPOINT)\n",
-			argv[0]);
-		return 1;
-	}
 	/* The kernel applied the caller's umask already (no DONT_MASK). */
 	umask(0);
 	if (geteuid() == 0) {
@@ -326,8 +287,8 @@ int main(int argc, char *argv[])
 			perror("passthrough: setgroups");
 	}
 	raise_nofile();
-	status = fring_main_ext(argc, argv, &pt_ops, sizeof(pt_ops), &fs,
-				&hooks);
+	status = fring_main_opts(argc, argv, &pt_ops, sizeof(pt_ops), &fs,
+				 &hooks, pt_opt_table, &fs);
 	if (fs.source) {
 		pt_table_destroy(&fs);
 		close(fs.root.fd);

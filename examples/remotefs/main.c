@@ -29,37 +29,23 @@ static const double cache_timeout = 3600.0;
 static const char usage_text[] =
 	"remotefs: SOURCE read-only at MOUNTPOINT, its file data read by\n"
 	"worker threads with an added latency, as from a remote server\n"
-	"    usage: remotefs [options] SOURCE MOUNTPOINT\n"
-	"    -o latency_ms=N        delay of every read (default 2)\n"
-	"    -o workers=N           threads serving reads (default 4)";
+	"    usage: remotefs [options] SOURCE MOUNTPOINT";
 
-static int parse_count(const char *key, const char *value, unsigned min,
-		       unsigned *out)
-{
-	char *end = NULL;
-	unsigned long v = value ? strtoul(value, &end, 10) : 0;
-
-	if (!value || !*value || *end || v < min || v > 100000) {
-		fprintf(stderr,
-			"remotefs: -o %s=%s: expected a number, %u "
-			"to 100000\n",
-			key, value ? value : "", min);
-		return -EINVAL;
-	}
-	*out = (unsigned)v;
-	return 0;
-}
-
-static int rfs_opt(void *userdata, const char *key, const char *value)
-{
-	struct rfs_fs *fs = userdata;
-
-	if (!strcmp(key, "latency_ms"))
-		return parse_count(key, value, 0, &fs->pool.latency_ms);
-	if (!strcmp(key, "workers"))
-		return parse_count(key, value, 1, &fs->workers);
-	return -ENOENT;
-}
+/* The -o options, parsed by fring_main_opts() (listed in --help). */
+static const struct fring_opt rfs_opt_table[] = {
+	{.name = "latency_ms",
+	 .type = FRING_OPT_UINT,
+	 .offset = offsetof(struct rfs_fs, pool.latency_ms),
+	 .max = 100000,
+	 .help = "delay of every read (default 2)"},
+	{.name = "workers",
+	 .type = FRING_OPT_UINT,
+	 .offset = offsetof(struct rfs_fs, workers),
+	 .min = 1,
+	 .max = 100000,
+	 .help = "threads serving reads (default 4)"},
+	{.name = NULL},
+};
 
 /* SOURCE: opened and scanned here, so a bad one fails before mounting
  * (and a relative path survives the daemon's chdir("/")). */
@@ -128,6 +114,7 @@ static int rfs_check(void *userdata)
 				"SOURCE MOUNTPOINT)\n");
 		return -EINVAL;
 	}
+	fs->mountpoint = fring_main_info()->mountpoint;
 	/* Reads never leave SOURCE's filesystem (workers.c), so this one
 	 * could not hang; it is refused as passthrough refuses it, whose
 	 * lookups would (doc/operations.md, "Hazards"). */
@@ -144,28 +131,6 @@ static int rfs_check(void *userdata)
 	return 0;
 }
 
-/* The last positional argument of the command line (fring_main_ext()'s
- * mountpoint), or NULL. */
-static const char *last_positional(int argc, char *argv[])
-{
-	const char *last = NULL;
-	bool options_done = false;
-
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!options_done && a[0] == '-' && a[1]) {
-			if (!strcmp(a, "--"))
-				options_done = true;
-			else if (!strcmp(a, "-o"))
-				i++;
-			continue;
-		}
-		last = a;
-	}
-	return last;
-}
-
 static void rfs_init(void *userdata, struct fring_conn *conn)
 {
 	struct rfs_fs *fs = userdata;
@@ -173,10 +138,10 @@ static void rfs_init(void *userdata, struct fring_conn *conn)
 
 	(void)conn;
 	if (err)
-		fprintf(stderr,
-			"remotefs: no worker threads (%s): reads are "
-			"served on the queue threads\n",
-			strerror(-err));
+		fring_log_msg(FRING_LOG_WARN,
+			      "remotefs: no worker threads (%s): reads are "
+			      "served on the queue threads",
+			      strerror(-err));
 }
 
 static void rfs_destroy(void *userdata)
@@ -300,7 +265,6 @@ int main(int argc, char *argv[])
 	};
 	const struct fring_main_hooks hooks = {
 		.usage = usage_text,
-		.opt = rfs_opt,
 		.arg = rfs_arg,
 		.check = rfs_check,
 		/* the kernel answers EROFS to every change, before asking */
@@ -308,9 +272,8 @@ int main(int argc, char *argv[])
 	};
 	int status;
 
-	fs.mountpoint = last_positional(argc, argv);
-	status = fring_main_ext(argc, argv, &rfs_ops, sizeof(rfs_ops), &fs,
-				&hooks);
+	status = fring_main_opts(argc, argv, &rfs_ops, sizeof(rfs_ops), &fs,
+				 &hooks, rfs_opt_table, &fs);
 
 	rfs_catalog_free(&fs.cat);
 	if (fs.pool.rootfd >= 0)

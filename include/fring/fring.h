@@ -29,6 +29,7 @@
 #define FRING_FRING_H
 
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -79,6 +80,14 @@ typedef struct fring_req fring_req_t;
 typedef struct fring_session fring_session_t;
 /** Options for a session (fring_config_new(), fring_config_set()). */
 typedef struct fring_config fring_config_t;
+
+/** @cond INTERNAL (the compiler checks a format against its arguments) */
+#if defined(__GNUC__) || defined(__clang__)
+#define FRING_PRINTF(fmt, first) __attribute__((format(printf, fmt, first)))
+#else
+#define FRING_PRINTF(fmt, first)
+#endif
+/** @endcond */
 
 /* The API in one header per topic, in dependency order. */
 /** @cond INTERNAL (lets the parts check they come through this header) */

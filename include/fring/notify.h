@@ -97,15 +97,47 @@ typedef void (*fring_retrieve_reply_fn)(void *userdata, void *cookie,
 int fring_session_set_retrieve_reply(fring_session_t *se,
 				     fring_retrieve_reply_fn fn);
 /**
- * Asks the kernel for up to size bytes it has cached of the regular file
- * ino from off. The answer comes later to the fring_retrieve_reply_fn set
- * with fring_session_set_retrieve_reply() (on a queue thread, with cookie):
- * the bytes up to the first page not cached, at most max_write. libfuse:
- * fuse_lowlevel_notify_retrieve().
- * @return 0 (the answer will come), -ENOENT (not cached), or as the group
+ * A byte range of a file: size bytes from off. Its members are named so
+ * that a call spells which number is which, e.g.
+ * `(struct fring_range){.off = 4096, .size = 65536}`.
+ */
+struct fring_range {
+	off_t off;   /**< the first byte's offset, 0 or more */
+	size_t size; /**< how many bytes */
+};
+/**
+ * Asks the kernel for up to range.size bytes it has cached of the regular
+ * file ino from range.off. The answer comes later to the
+ * fring_retrieve_reply_fn set with fring_session_set_retrieve_reply() (on a
+ * queue thread, with cookie): the bytes up to the first page not cached, at
+ * most max_write. libfuse: fuse_lowlevel_notify_retrieve(se, ino, size,
+ * offset, cookie), whose size comes first:
+ *
+ *     fring_notify_retrieve_range(se, ino,
+ *             (struct fring_range){.off = offset, .size = size}, cookie);
+ *
+ * @return 0 (the answer will come), -EINVAL (off < 0, size above 4 GiB),
+ *         -ENOENT (not cached), or as the group says
+ */
+int fring_notify_retrieve_range(fring_session_t *se, fring_ino_t ino,
+				struct fring_range range, void *cookie);
+/**
+ * The retrieve of libfring 0.1.0, kept for the programs built against it:
+ * fring_notify_retrieve_range() with (off, size) as two integers, where
+ * libfuse's fuse_lowlevel_notify_retrieve() takes (size, off), so a port
+ * that only renamed the call compiled and asked for the wrong bytes. Code
+ * compiled now cannot call it: the name is a macro that stops the
+ * compilation with a message naming fring_notify_retrieve_range().
+ * @return as fring_notify_retrieve_range()
  */
 int fring_notify_retrieve(fring_session_t *se, fring_ino_t ino, off_t off,
 			  size_t size, void *cookie);
+/** @cond INTERNAL (any call of the 0.1.0 name is an error; see above) */
+/* _Pragma takes one string literal: */
+/* clang-format off */
+#define fring_notify_retrieve(...) (_Pragma("GCC error \"fring_notify_retrieve() is gone: call fring_notify_retrieve_range(se, ino, (struct fring_range){.off = OFF, .size = SIZE}, cookie); libfuse's fuse_lowlevel_notify_retrieve() takes the size before the offset\"") 0)
+/* clang-format on */
+/** @endcond */
 /**
  * In a poll handler (fring_ops.poll), before answering: a handle on the
  * waiter when the kernel asked to be told of a change

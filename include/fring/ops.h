@@ -262,8 +262,8 @@ struct fring_ops {
 	/** syncfs(2) on the mount. Answer fring_reply_err(). */
 	void (*syncfs)(fring_req_t *req, fring_ino_t ino);
 	/** statx(2) with flags (AT_STATX_*) and the wanted mask. Answer
-	 * fring_reply_statx(). fi may be NULL. Without it the kernel uses
-	 * getattr. */
+	 * fring_reply_statx() (or fring_reply_statx_flags()). fi may be
+	 * NULL. Without it the kernel uses getattr. */
 	void (*statx)(fring_req_t *req, fring_ino_t ino, int flags,
 		      unsigned int mask, struct fring_file *fi);
 	/** Called (on some queue thread) when the kernel interrupts a request

@@ -159,6 +159,17 @@ struct statx;
  * @param attr_timeout seconds the kernel may cache them */
 int fring_reply_statx(fring_req_t *req, const struct statx *stx,
 		      double attr_timeout);
+/** fring_reply_statx() with the flags word of the kernel's answer
+ * (fuse_statx_out.flags), as libfuse's fuse_reply_statx(req, flags, statx,
+ * attr_timeout) sends it. The kernel defines no bit of it and reads none
+ * up to ABI 7.46: pass 0 unless a later one defines some; the value is sent
+ * as given.
+ * @param req          the request
+ * @param flags        the answer's flags word
+ * @param stx          the attributes (fields outside stx_mask are ignored)
+ * @param attr_timeout seconds the kernel may cache them */
+int fring_reply_statx_flags(fring_req_t *req, uint32_t flags,
+			    const struct statx *stx, double attr_timeout);
 
 /**
  * Directory entries. Appends one entry to buf (bufsize bytes free) and

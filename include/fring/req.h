@@ -66,6 +66,32 @@ int fring_req_getgroups(const fring_req_t *req, int size, gid_t list[]);
  */
 int fring_req_supp_groups(const fring_req_t *req, int size, gid_t list[]);
 /**
+ * The security context the kernel sent with a creating request (mknod,
+ * mkdir, symlink, create, tmpfile) when FRING_CAP_SECURITY_CTX was
+ * negotiated (FUSE_SECURITY_CTX; the library drops it before ABI 7.38,
+ * whose requests carry the context without the extension header it
+ * reads): what the LSM (SELinux, Smack) would have given the new inode on
+ * a local filesystem (security_dentry_init_security()). A filesystem that
+ * stores extended attributes sets it on the inode it creates, under that
+ * name, before answering, so the label is there from the first moment, as
+ * on a local filesystem. libfuse 3.18 has no counterpart (it never asks
+ * for FUSE_SECURITY_CTX).
+ *
+ * @param req   the request, before it is answered
+ * @param name  set to the context's xattr name, NUL-terminated (e.g.
+ *              "security.selinux"); may be NULL
+ * @param value set to its value (not NUL-terminated by the library; as
+ *              the LSM gave it, which may include a NUL); may be NULL
+ * @param size  set to the value's length in bytes; may be NULL
+ * @return 1 with the outputs set, 0 when the request carries none (not
+ *         negotiated, not a creating request, or no LSM gave one: then
+ *         the outputs are NULL and 0), -EINVAL for a NULL req, -EPROTO
+ *         when the block does not hold what its header says. Any thread,
+ *         while the request is unanswered (the pointers point into it).
+ */
+int fring_req_secctx(const fring_req_t *req, const char **name,
+		     const void **value, size_t *size);
+/**
  * Declares that the handler returns without answering and will answer later
  * (from any thread). Without it, a handler that returns unanswered is a bug:
  * the library logs it and answers EIO so the caller does not hang.

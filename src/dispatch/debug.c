@@ -238,5 +238,9 @@ void debug_request(const struct fring_req *req, const struct fring_msg *m)
 	    ih->unique, fring_opname(ih->opcode), ih->nodeid);
 	details(&l, req, &copy);
 	add(&l, " len %u uid %u pid %u", ih->len, ih->uid, ih->pid);
+	/* the extension blocks of a creating request: security context,
+	 * supplementary group (fring_req_secctx(), fring_req_supp_groups()) */
+	if (m->ext_len)
+		add(&l, " ext %zu", m->ext_len);
 	fr_info("%s", l.b);
 }

@@ -197,6 +197,17 @@ int init_negotiate(struct fring_session *se, const struct fuse_init_in *inp,
 			c->fs_flags & ~KNOWN_FS_FLAGS);
 	c->fs_flags &= KNOWN_FS_FLAGS;
 
+	/* 7.36 and 7.37 append the security context as one more argument,
+	 * not counted in total_extlen (7.38), where the decoders and
+	 * fring_req_secctx() would not find it */
+	if ((c->want & c->capable & FUSE_SECURITY_CTX) && in.minor < 38) {
+		fr_warn("INIT: the kernel (FUSE %u.%u) sends security "
+			"contexts without the extension header of 7.38; "
+			"FRING_CAP_SECURITY_CTX dropped",
+			in.major, in.minor);
+		c->want &= ~FUSE_SECURITY_CTX;
+	}
+
 	/* the kernel never sees these (KERNEL_ONLY_CAPS): they only say how
 	 * this side reads and answers /dev/fuse */
 	se->splice = c->want & c->capable &

@@ -17,9 +17,19 @@
 
 #include "main_int.h"
 
-static void usage(const char *prog, const struct fring_main_hooks *hooks,
-		  FILE *out)
+/* What the program gave: its hooks and its option table. */
+struct main_prog {
+	const struct fring_main_hooks *hooks; /* may be NULL */
+	const struct fring_opt *table;	      /* may be NULL */
+	void *conf;			      /* the table's structure */
+	void *userdata;
+};
+
+static void usage(const char *prog, const struct main_prog *p, FILE *out)
 {
+	const struct fring_main_hooks *hooks = p->hooks;
+	const char *base = prog ? strrchr(prog, '/') : NULL;
+
 	fprintf(out,
 		"usage: %s [options] %sMOUNTPOINT\n\n"
 		"    -h, --help             this text\n"
@@ -36,8 +46,26 @@ static void usage(const char *prog, const struct fring_main_hooks *hooks,
 		"them)\n\n",
 		prog, hooks && hooks->usage ? "... " : "");
 	fring_config_help(out);
+	if (p->table && p->table->name) {
+		fprintf(out, "\n%s options (-o opt[,opt...]):\n",
+			base ? base + 1 : prog);
+		fring_opt_help(p->table, out);
+	}
 	if (hooks && hooks->usage)
 		fprintf(out, "\n%s\n", hooks->usage);
+}
+
+/*
+ * The command line as read so far (fring_main_info()): written on the
+ * main thread only, before the session's threads start and after they
+ * end, so the threads read it without a lock.
+ */
+static struct fring_main_info main_info;
+static const struct fring_main_info *main_info_now;
+
+const struct fring_main_info *fring_main_info(void)
+{
+	return main_info_now;
 }
 
 struct main_args {
@@ -46,9 +74,10 @@ struct main_args {
 	const char *stats_file;
 };
 
-static int apply_opts(fring_config_t *cfg, const char *opts, void *ud,
-		      const struct fring_main_hooks *hooks)
+static int apply_opts(fring_config_t *cfg, const char *opts,
+		      const struct main_prog *p)
 {
+	const struct fring_main_hooks *hooks = p->hooks;
 	char *copy = strdup(opts), *tok, *save = NULL;
 	int ret = 0;
 
@@ -61,8 +90,12 @@ static int apply_opts(fring_config_t *cfg, const char *opts, void *ud,
 		if (eq)
 			*eq++ = '\0';
 		ret = fring_config_set(cfg, tok, eq);
+		if (!ret && !strcmp(tok, "debug"))
+			main_info.debug = 1;
+		if (ret == -ENOENT && p->table)
+			ret = fring_opt_set(p->table, p->conf, tok, eq);
 		if (ret == -ENOENT && hooks && hooks->opt)
-			ret = hooks->opt(ud, tok, eq);
+			ret = hooks->opt(p->userdata, tok, eq);
 		if (ret == -ENOENT)
 			fprintf(stderr, "fring: unknown option '%s'\n", tok);
 	}
@@ -72,9 +105,9 @@ static int apply_opts(fring_config_t *cfg, const char *opts, void *ud,
 
 /* Returns 0 to go on, 1 for a bad command line, 2 for --help/--version. */
 static int parse_args(int argc, char *argv[], fring_config_t *cfg,
-		      struct main_args *a, void *ud,
-		      const struct fring_main_hooks *hooks)
+		      struct main_args *a, const struct main_prog *p)
 {
+	const struct fring_main_hooks *hooks = p->hooks;
 	const char *last = NULL;
 	bool options_done = false;
 
@@ -86,7 +119,7 @@ static int parse_args(int argc, char *argv[], fring_config_t *cfg,
 				options_done = true;
 			} else if (!strcmp(arg, "-h") ||
 				   !strcmp(arg, "--help")) {
-				usage(argv[0], hooks, stdout);
+				usage(argv[0], p, stdout);
 				return 2;
 			} else if (!strcmp(arg, "-V") ||
 				   !strcmp(arg, "--version")) {
@@ -94,8 +127,11 @@ static int parse_args(int argc, char *argv[], fring_config_t *cfg,
 				return 2;
 			} else if (!strcmp(arg, "-f")) {
 				a->foreground = true;
+				main_info.foreground = 1;
 			} else if (!strcmp(arg, "-d")) {
 				a->foreground = true;
+				main_info.foreground = 1;
+				main_info.debug = 1;
 				fring_config_set(cfg, "debug", NULL);
 			} else if (!strcmp(arg, "-s")) {
 				fring_config_set(cfg, "queues", "1");
@@ -107,11 +143,12 @@ static int parse_args(int argc, char *argv[], fring_config_t *cfg,
 							"value\n");
 					return 1;
 				}
-				if (apply_opts(cfg, o, ud, hooks))
+				if (apply_opts(cfg, o, p))
 					return 1;
 			} else if (!strncmp(arg, "--stats-file=", 13) &&
 				   arg[13]) {
 				a->stats_file = arg + 13;
+				main_info.stats_file = a->stats_file;
 			} else {
 				fprintf(stderr, "fring: unknown option '%s'\n",
 					arg);
@@ -126,7 +163,7 @@ static int parse_args(int argc, char *argv[], fring_config_t *cfg,
 					last);
 				return 1;
 			}
-			if (hooks->arg(ud, last))
+			if (hooks->arg(p->userdata, last))
 				return 1;
 		}
 		last = arg;
@@ -136,6 +173,7 @@ static int parse_args(int argc, char *argv[], fring_config_t *cfg,
 		return 1;
 	}
 	a->mountpoint = last;
+	main_info.mountpoint = last;
 	return 0;
 }
 
@@ -199,9 +237,10 @@ static const char *signame(int sig)
 }
 
 static int main_run(int argc, char *argv[], const struct fring_ops *ops,
-		    size_t ops_size, void *userdata,
-		    const struct fring_main_hooks *hooks)
+		    size_t ops_size, const struct main_prog *p)
 {
+	const struct fring_main_hooks *hooks = p->hooks;
+	void *userdata = p->userdata;
 	struct main_args a = {0};
 	struct stats_file sf = {.dirfd = -1};
 	struct usr1_work work = {0};
@@ -215,10 +254,10 @@ static int main_run(int argc, char *argv[], const struct fring_ops *ops,
 	 * unless -o no_default_permissions says otherwise. */
 	fring_config_set(cfg, "default_permissions", NULL);
 	ret = hooks && hooks->default_opts
-		      ? apply_opts(cfg, hooks->default_opts, userdata, hooks)
+		      ? apply_opts(cfg, hooks->default_opts, p)
 		      : 0;
 	if (!ret)
-		ret = parse_args(argc, argv, cfg, &a, userdata, hooks);
+		ret = parse_args(argc, argv, cfg, &a, p);
 	if (!ret && hooks && hooks->check && hooks->check(userdata))
 		ret = 1;
 	/* a stats file that cannot be written stops the daemon before it
@@ -251,6 +290,7 @@ static int main_run(int argc, char *argv[], const struct fring_ops *ops,
 		fr_err("cannot daemonize: %s", strerror(-ret));
 		goto out;
 	}
+	main_info.daemonized = !a.foreground;
 	/* after the fork: a thread does not survive it */
 	work.se = se;
 	work.sf = a.stats_file ? &sf : NULL;
@@ -280,10 +320,17 @@ out:
 	return status;
 }
 
-int fring_main_ext(int argc, char *argv[], const struct fring_ops *ops,
-		   size_t ops_size, void *userdata,
-		   const struct fring_main_hooks *hooks)
+int fring_main_opts(int argc, char *argv[], const struct fring_ops *ops,
+		    size_t ops_size, void *userdata,
+		    const struct fring_main_hooks *hooks,
+		    const struct fring_opt *table, void *conf)
 {
+	struct main_prog p = {
+		.hooks = hooks,
+		.table = table,
+		.conf = conf,
+		.userdata = userdata,
+	};
 	int ret = signals_install(), status;
 
 	if (ret) {
@@ -293,9 +340,21 @@ int fring_main_ext(int argc, char *argv[], const struct fring_ops *ops,
 				      : strerror(-ret));
 		return 1;
 	}
-	status = main_run(argc, argv, ops, ops_size, userdata, hooks);
+	memset(&main_info, 0, sizeof(main_info));
+	main_info.progname = argc > 0 ? argv[0] : NULL;
+	main_info_now = &main_info;
+	status = main_run(argc, argv, ops, ops_size, &p);
+	main_info_now = NULL;
 	signals_restore();
 	return status;
+}
+
+int fring_main_ext(int argc, char *argv[], const struct fring_ops *ops,
+		   size_t ops_size, void *userdata,
+		   const struct fring_main_hooks *hooks)
+{
+	return fring_main_opts(argc, argv, ops, ops_size, userdata, hooks, NULL,
+			       NULL);
 }
 
 int fring_main(int argc, char *argv[], const struct fring_ops *ops,

@@ -98,8 +98,9 @@ case_bad_options() {
 		"size=99999999999999999999|2^63" "nr_inodes=-1|0 (no limit) to 268435456" \
 		"nr_inodes=1x|k, m or g" "nr_inodes=999999999999|268435456" \
 		"entry_timeout=-1|seconds" "max_pages=0|1 to 65535" \
-		"mode=9|octal" "readdirplus=maybe|auto, yes or no" \
-		"writeback=2|0 or 1"; do
+		"mode=9|octal" "readdirplus=maybe|'maybe' is not one of: auto, yes, no" \
+		"writeback=2|0 or 1" "cache=bogus|unknown option 'cache'" \
+		"remote=|option remote needs a value"; do
 		opt=${spec%%|*} want=${spec#*|}
 		out=$(timeout -k 5 "$T" "$MEMFS" -f -o "$(topt),$opt" "$D/m" 2>&1)
 		rc=$?

@@ -22,6 +22,10 @@
 #   supp_group      memfs in a pid namespace of its own cannot read a
 #                   caller's groups: a create allowed through a
 #                   supplementary group works only with it
+#   security_ctx    every creating request (create, mkdir, symlink, mknod)
+#                   carries the security context block, which the -d line
+#                   shows as "ext N" (8: no LSM labels the inode here);
+#                   none without it; each create works with it
 #   max_pages       WRITE and READ sizes follow max_pages
 #   time_gran       timestamps are whole multiples of the granularity
 # The kernel must offer each (the host's 6.18 does); a kernel that does not
@@ -376,6 +380,37 @@ check_eq supp_group.create "nobody:nogroup nobody:nogroup" "$(supp_script "$MNT"
 stop
 start nosupp supp_group=0 unshare --pid --fork || exit 1
 supp_script "$MNT" >/dev/null 2>&1 && fail supp_group.control "expected EACCES without supp_group" || ok supp_group.control
+stop
+
+# --------------------------------------------------------------- security_ctx
+# The kernel appends the context to each creating request (the extension
+# memfs reads with fring_req_secctx() and keeps as the LSM's xattr); the
+# library's -d line ends with "ext N", the extension bytes
+secctx_script() {
+	touch "$1/f" && mkdir "$1/d" && ln -s f "$1/l" && mkfifo "$1/p" &&
+		echo data >"$1/d/g" && cat "$1/d/g"
+}
+ext_of() { # OPCODE: the "ext N" of the -d lines of that opcode, or none
+	grep -E "^fring: q[0-9]+ unique [0-9]+ $1 " "$TMP/$name.log" |
+		sed -n 's/.* ext \([0-9]*\)$/\1/p' | sort -u | xargs
+}
+check_eq security_ctx.tmpfs data "$(secctx_script "$TMPFS" 2>&1)"
+start secctx security_ctx,debug || exit 1
+check_eq security_ctx.creates data "$(secctx_script "$MNT" 2>&1)"
+for op in CREATE MKDIR SYMLINK MKNOD; do
+	ext=$(ext_of $op)
+	# 8: the header alone (no LSM labels it); more: a context, padded
+	[[ $ext =~ ^[0-9]+$ && $ext -ge 8 && $((ext % 8)) == 0 ]] &&
+		ok "security_ctx.$op.ext" ||
+		fail "security_ctx.$op.ext" "expected one ext size, 8 or more, on the $op lines, got '$ext'"
+done
+snap
+check_eq security_ctx.malformed 0 "$(count malformed)"
+check_eq security_ctx.handler_bugs 0 "$(count handler_bugs)"
+stop
+start nosecctx debug || exit 1
+secctx_script "$MNT" >/dev/null 2>&1
+check_eq security_ctx.control_no_ext "" "$(ext_of CREATE)$(ext_of MKDIR)"
 stop
 
 check_done

@@ -805,6 +805,187 @@ static void test_supp_groups(void **state)
 	fk.hook = NULL;
 }
 
+/* fring_req_secctx() in the handlers of the five creating requests: the
+ * block as the kernel's get_security_context() builds it, then the
+ * supplementary group's (get_create_supp_group() appends it). */
+static int sc_ret, sc_groups;
+static char sc_name[64], sc_value[64];
+static size_t sc_size;
+static bool sc_null_when_none;
+
+static void sc_hook(fring_req_t *req)
+{
+	const char *name = (const char *)1;
+	const void *value = (const void *)1;
+	size_t size = 99;
+	gid_t g[2];
+
+	sc_ret = fring_req_secctx(req, &name, &value, &size);
+	sc_name[0] = sc_value[0] = '\0';
+	sc_size = size;
+	if (sc_ret == 1) {
+		snprintf(sc_name, sizeof(sc_name), "%s", name);
+		memcpy(sc_value, value, size < sizeof(sc_value) ? size : 0);
+	}
+	sc_null_when_none = sc_ret == 1 || (!name && !value && !size);
+	/* every output may be NULL */
+	assert_int_equal(fring_req_secctx(req, NULL, NULL, NULL), sc_ret);
+	sc_groups = fring_req_supp_groups(req, 2, g);
+	fring_reply_err(req, FK_MARK);
+}
+
+/* The block: header, fuse_secctx, name with NUL, value, padded to 8. */
+static size_t secctx_block(unsigned char *b, const char *name,
+			   const void *value, uint32_t vlen)
+{
+	struct fuse_secctx_header sh = {.nr_secctx = 1};
+	struct fuse_secctx sc = {.size = vlen};
+	size_t nlen = strlen(name) + 1,
+	       len = sizeof(sh) + sizeof(sc) + nlen + vlen;
+
+	len = (len + 7) / 8 * 8;
+	memset(b, 0, len);
+	sh.size = (uint32_t)len;
+	memcpy(b, &sh, sizeof(sh));
+	memcpy(b + sizeof(sh), &sc, sizeof(sc));
+	memcpy(b + sizeof(sh) + sizeof(sc), name, nlen);
+	memcpy(b + sizeof(sh) + sizeof(sc) + nlen, value, vlen);
+	return len;
+}
+
+/* One creating request of each kind with ext (len bytes) after its
+ * arguments; the callback must run for each. */
+static void create_kinds(const void *ext, size_t len, void (*check)(void))
+{
+	static const uint32_t ops[] = {FUSE_MKNOD, FUSE_MKDIR, FUSE_SYMLINK,
+				       FUSE_CREATE, FUSE_TMPFILE};
+	static const enum cb_id cbs[] = {CB_MKNOD, CB_MKDIR, CB_SYMLINK,
+					 CB_CREATE, CB_TMPFILE};
+	struct fuse_mknod_in mk = {.mode = S_IFREG | 0644, .umask = 022};
+	struct fuse_mkdir_in md = {.mode = 0755, .umask = 022};
+	struct fuse_create_in cr = {.flags = O_CREAT | O_RDWR,
+				    .mode = S_IFREG | 0600};
+
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		mb_init(&m, ops[i], 5);
+		switch (ops[i]) {
+		case FUSE_MKNOD:
+			mb_add(&m, ANY(&mk));
+			mb_str(&m, "node");
+			break;
+		case FUSE_MKDIR:
+			mb_add(&m, ANY(&md));
+			mb_str(&m, "dir");
+			break;
+		case FUSE_SYMLINK:
+			mb_str(&m, "lnk");
+			mb_str(&m, "target");
+			break;
+		case FUSE_CREATE:
+			mb_add(&m, ANY(&cr));
+			mb_str(&m, "file");
+			break;
+		case FUSE_TMPFILE:
+			cr.flags = O_RDWR | O_TMPFILE;
+			mb_add(&m, ANY(&cr));
+			mb_str(&m, "/");
+			break;
+		}
+		mb_add(&m, ext, len);
+		mb_ih(&m)->total_extlen = (uint16_t)(len / 8);
+		sc_ret = -99;
+		disp();
+		fk_expect_called(cbs[i], &m);
+		check();
+	}
+}
+
+static const char selinux_ctx[] = "unconfined_u:object_r:user_tmp_t:s0";
+
+static void expect_context(void)
+{
+	assert_int_equal(sc_ret, 1);
+	assert_string_equal(sc_name, "security.selinux");
+	/* SELinux's length counts its NUL */
+	assert_int_equal(sc_size, sizeof(selinux_ctx));
+	assert_memory_equal(sc_value, selinux_ctx, sizeof(selinux_ctx));
+	assert_int_equal(sc_groups, 1);
+}
+
+static void expect_context_no_groups(void)
+{
+	assert_int_equal(sc_ret, 1);
+	assert_int_equal(sc_groups, 0);
+}
+
+static void expect_none(void)
+{
+	assert_int_equal(sc_ret, 0);
+	assert_true(sc_null_when_none);
+}
+
+static void expect_eproto(void)
+{
+	assert_int_equal(sc_ret, -EPROTO);
+	assert_true(sc_null_when_none);
+}
+
+static void test_secctx(void **state)
+{
+	unsigned char ext[256];
+	struct fuse_ext_header grp = {.size = 16, .type = FUSE_EXT_GROUPS};
+	uint32_t grp_body[2] = {1, 4242};
+	struct fuse_secctx_header none = {.size = 8, .nr_secctx = 0};
+	size_t len;
+
+	(void)state;
+	fk.hook = sc_hook;
+	/* a context and a group, in the kernel's order */
+	len = secctx_block(ext, "security.selinux", selinux_ctx,
+			   sizeof(selinux_ctx));
+	memcpy(ext + len, &grp, sizeof(grp));
+	memcpy(ext + len + sizeof(grp), grp_body, sizeof(grp_body));
+	create_kinds(ext, len + 16, expect_context);
+	/* the context alone; a value without NUL (Smack's) */
+	len = secctx_block(ext, "security.SMACK64", "_", 1);
+	create_kinds(ext, len, expect_context_no_groups);
+	assert_string_equal(sc_name, "security.SMACK64");
+	assert_int_equal(sc_size, 1);
+	assert_memory_equal(sc_value, "_", 1);
+	/* negotiated, no LSM labels it: the header with a count of 0 */
+	memcpy(ext, &none, sizeof(none));
+	memcpy(ext + 8, &grp, sizeof(grp));
+	memcpy(ext + 16, grp_body, sizeof(grp_body));
+	create_kinds(ext, 24, expect_none);
+	assert_int_equal(sc_groups, 1);
+	/* the group alone, and no extension at all */
+	create_kinds(ext + 8, 16, expect_none);
+	create_kinds(ext, 0, expect_none);
+
+	/* blocks that do not hold what they say */
+	len = secctx_block(ext, "security.selinux", selinux_ctx,
+			   sizeof(selinux_ctx));
+	((struct fuse_secctx *)(ext + 8))->size = (uint32_t)len; /* too big */
+	create_kinds(ext, len, expect_eproto);
+	len = secctx_block(ext, "", "x", 1); /* no name */
+	create_kinds(ext, len, expect_eproto);
+	len = secctx_block(ext, "security.x", "", 0);
+	memset(ext + 16, 'a', len - 16); /* a name without its NUL */
+	create_kinds(ext, len, expect_eproto);
+	/* a header of 8 bytes claiming a context: no fuse_secctx */
+	none.nr_secctx = 1;
+	memcpy(ext, &none, sizeof(none));
+	create_kinds(ext, 8, expect_eproto);
+	/* a header longer than the extensions: nothing found */
+	len = secctx_block(ext, "security.selinux", selinux_ctx,
+			   sizeof(selinux_ctx));
+	((struct fuse_secctx_header *)ext)->size = (uint32_t)len + 8;
+	create_kinds(ext, len, expect_none);
+	fk.hook = NULL;
+
+	assert_int_equal(fring_req_secctx(NULL, NULL, NULL, NULL), -EINVAL);
+}
+
 /* Without an open / opendir callback, OPEN and OPENDIR succeed, unless
  * the filesystem wanted FUSE_NO_OPEN(DIR)_SUPPORT (se->no_open*, set at
  * INIT): then ENOSYS, and the kernel stops asking. */
@@ -904,6 +1085,7 @@ int main(void)
 		T(test_msg_from_dev),
 		T(test_create_with_extension),
 		T(test_supp_groups),
+		T(test_secctx),
 		T(test_no_open_default),
 		T(test_reject),
 		T(test_request_counters),

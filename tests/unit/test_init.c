@@ -280,6 +280,34 @@ static void test_flags2_answer(void **state)
 	assert_int_equal(fk.se->conn.want >> 32, 0);
 }
 
+/* SECURITY_CTX only where the context comes as an extension (7.38) */
+static void test_security_ctx(void **state)
+{
+	(void)state;
+	fk.init_hook = want_hook;
+	hook_want_add = FUSE_SECURITY_CTX;
+	in.flags2 = (uint32_t)(FUSE_SECURITY_CTX >> 32);
+	assert_int_equal(nego(), 0);
+	assert_true(fk.se->conn.want & FUSE_SECURITY_CTX);
+	assert_true(out.flags & FUSE_INIT_EXT);
+	assert_int_equal(out.flags2, FUSE_SECURITY_CTX >> 32);
+	assert_int_equal(fk.nlog, 0);
+	/* 7.36 and 7.37 offer it and append the context unannounced */
+	for (uint32_t minor = 36; minor <= 37; minor++) {
+		in.minor = minor;
+		assert_int_equal(nego(), 0);
+		assert_int_equal(fk.se->conn.want & FUSE_SECURITY_CTX, 0);
+		assert_int_equal(out.flags2, 0);
+		assert_int_equal(fk.nlog, 1);
+		assert_non_null(strstr(fk.lastlog, "7.38"));
+		fk.nlog = 0;
+	}
+	/* not asked for: nothing said */
+	hook_want_add = 0;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(fk.nlog, 0);
+}
+
 static void test_kernel_only_caps(void **state)
 {
 	(void)state;
@@ -790,6 +818,7 @@ int main(void)
 		T(test_short_init_in),
 		T(test_flags2_needs_init_ext),
 		T(test_flags2_answer),
+		T(test_security_ctx),
 		T(test_kernel_only_caps),
 		T(test_no_open),
 		T(test_want_intersected),

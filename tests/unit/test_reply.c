@@ -253,6 +253,11 @@ static void h_statx(fring_req_t *req)
 	ret = fring_reply_statx(req, rbuf, 0.75);
 }
 
+static void h_statx_flags(fring_req_t *req)
+{
+	ret = fring_reply_statx_flags(req, (uint32_t)rsize, rbuf, 2.5);
+}
+
 /* ---------------- tests ---------------- */
 
 static void test_reply_entry(void **state)
@@ -962,6 +967,43 @@ static void test_reply_statx(void **state)
 		assert_int_equal(a[off], 0);
 }
 
+/* The flags word of fuse_statx_out, as given; the rest as without it. */
+static void test_reply_statx_flags(void **state)
+{
+	struct fuse_statx_in in = {.sx_mask = 0xfff};
+	struct statx stx;
+	const unsigned char *a;
+	unsigned char plain[288];
+
+	(void)state;
+	memset(&stx, 0, sizeof(stx));
+	stx.stx_mask = 0x7ff;
+	stx.stx_mode = S_IFREG | 0644;
+	stx.stx_ino = 77;
+	stx.stx_size = 12345;
+	rbuf = &stx;
+	rsize = 0xa5a5f00d;
+	run(FUSE_STATX, 3, &in, sizeof(in), NULL, h_statx_flags);
+	expect_ok(288);
+	a = fk_out_arg();
+	assert_int_equal(le64(a, 0), 2);	 /* attr_valid */
+	assert_int_equal(le32(a, 8), 500000000); /* attr_valid_nsec */
+	assert_int_equal(le32(a, 12), 0xa5a5f00d);
+	assert_int_equal(le64(a, 16), 0);
+	assert_int_equal(le64(a, 24), 0);
+	memcpy(plain, a, sizeof(plain));
+	/* fring_reply_statx() is the same answer with flags 0 */
+	rsize = 0;
+	run(FUSE_STATX, 3, &in, sizeof(in), NULL, h_statx_flags);
+	expect_ok(288);
+	memset(plain + 12, 0, 4);
+	assert_memory_equal(fk_out_arg(), plain, sizeof(plain));
+	/* and it is an answer to STATX only */
+	run(FUSE_GETATTR, 3, &(struct fuse_getattr_in){0},
+	    sizeof(struct fuse_getattr_in), NULL, h_statx_flags);
+	assert_int_equal(ret, -EIO);
+}
+
 static void test_reply_err(void **state)
 {
 	static const int errs[] = {ENOENT, EACCES, EPERM, ENOSPC,
@@ -1161,31 +1203,19 @@ int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, fk_setup, fk_teardown)
 	const struct CMUnitTest tests[] = {
-		T(test_reply_entry),
-		T(test_reply_entry_st_ino),
-		T(test_reply_entry_timeouts),
-		T(test_reply_entry_negative),
-		T(test_reply_create),
-		T(test_reply_attr),
-		T(test_reply_open_flags),
-		T(test_reply_open_zero_copy),
-		T(test_reply_backing_id),
-		T(test_reply_write),
-		T(test_reply_copy_file_range),
-		T(test_reply_data),
-		T(test_reply_buf_iov),
-		T(test_reply_readlink),
-		T(test_reply_readlink_limit),
-		T(test_reply_statfs),
-		T(test_reply_xattr),
-		T(test_reply_lock),
-		T(test_reply_lock_range),
-		T(test_reply_small_ones),
-		T(test_reply_ioctl),
-		T(test_reply_statx),
-		T(test_reply_err),
-		T(test_reply_errno_range),
-		T(test_wrong_type),
+		T(test_reply_entry),	       T(test_reply_entry_st_ino),
+		T(test_reply_entry_timeouts),  T(test_reply_entry_negative),
+		T(test_reply_create),	       T(test_reply_attr),
+		T(test_reply_open_flags),      T(test_reply_open_zero_copy),
+		T(test_reply_backing_id),      T(test_reply_write),
+		T(test_reply_copy_file_range), T(test_reply_data),
+		T(test_reply_buf_iov),	       T(test_reply_readlink),
+		T(test_reply_readlink_limit),  T(test_reply_statfs),
+		T(test_reply_xattr),	       T(test_reply_lock),
+		T(test_reply_lock_range),      T(test_reply_small_ones),
+		T(test_reply_ioctl),	       T(test_reply_statx),
+		T(test_reply_statx_flags),     T(test_reply_err),
+		T(test_reply_errno_range),     T(test_wrong_type),
 	};
 
 	return cmocka_run_group_tests_name("reply", tests, NULL, NULL);
