@@ -118,12 +118,14 @@ int fuse_lowlevel_notify_store(struct fuse_session *se, fuse_ino_t ino,
 	return ret;
 }
 
-/* libfuse's argument order is (size, offset), libfring's (off, size). */
+/* libfuse's order is (size, offset); libfring takes a range whose fields
+ * are named, so the two cannot be swapped. */
 int fuse_lowlevel_notify_retrieve(struct fuse_session *se, fuse_ino_t ino,
 				  size_t size, off_t offset, void *cookie)
 {
 	fring_session_t *fs = fs_of(se);
+	struct fring_range range = {.off = offset, .size = size};
 
-	return fs ? fring_notify_retrieve(fs, ino, offset, size, cookie)
+	return fs ? fring_notify_retrieve_range(fs, ino, range, cookie)
 		  : -EINVAL;
 }
