@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "opname.h"
@@ -456,12 +457,45 @@ int fring_reply_buf(fring_req_t *req, const void *buf, size_t size)
 	return reply_kind(req, RK_DATA, &iov, 1);
 }
 
+/* Up to this many pieces travel as they are (one writev, or one copy into
+ * the ring entry); more are gathered into one piece first. */
+#define REPLY_PIECES 8
+
 int fring_reply_iov(fring_req_t *req, const struct iovec *iov, int count)
 {
-	if (count < 0 || count > 8) {
-		return reply_bug(req, "fring_reply_iov takes at most 8 pieces");
+	struct iovec one;
+	size_t total = 0;
+	char *p;
+	int ret;
+
+	if (count < 0 || (count && !iov))
+		return reply_bug(req, "fring_reply_iov: negative count or no "
+				      "pieces");
+	if (count <= REPLY_PIECES)
+		return reply_kind(req, RK_DATA, iov, count);
+	for (int i = 0; i < count; i++) {
+		if (iov[i].iov_len > SIZE_MAX - total)
+			return reply_bug(req, "fring_reply_iov: pieces "
+					      "larger than memory");
+		total += iov[i].iov_len;
 	}
-	return reply_kind(req, RK_DATA, iov, count);
+	/* a private buffer: a piece may point into the request's own
+	 * buffer, which gathering in place would overwrite */
+	p = malloc(total ? total : 1);
+	if (!p) {
+		/* the client gets ENOMEM; the caller learns why */
+		reply_errno(req, ENOMEM);
+		return -ENOMEM;
+	}
+	one.iov_base = p;
+	one.iov_len = total;
+	for (int i = 0; i < count; i++) {
+		memcpy(p, iov[i].iov_base, iov[i].iov_len);
+		p += iov[i].iov_len;
+	}
+	ret = reply_kind(req, RK_DATA, &one, 1);
+	free(one.iov_base);
+	return ret;
 }
 
 int fring_reply_data(fring_req_t *req, size_t size)

@@ -122,8 +122,9 @@ int fring_reply_write(fring_req_t *req, size_t count);
  * (-EIO). On zerocopy a READ's bytes are staged into the client's pages
  * first. */
 int fring_reply_buf(fring_req_t *req, const void *buf, size_t size);
-/** As fring_reply_buf() with the data in count pieces (0 to 8; more is a
- * handler bug, -EIO). */
+/** As fring_reply_buf() with the data in count pieces (any number: up to
+ * 8 are sent as they are, more are gathered into one buffer first; a
+ * negative count is a handler bug, -EIO). */
 int fring_reply_iov(fring_req_t *req, const struct iovec *iov, int count);
 /** Answers read, readdir or readdirplus with size bytes already placed at
  * the start of the handler's dst buffer (dst->mem; no copy). Size limits
