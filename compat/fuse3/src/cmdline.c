@@ -42,7 +42,7 @@ static int uint_opt(const char *arg, const char *name, unsigned *val)
 /* The first non-option is the mountpoint, made absolute (the daemon
  * changes to / later); a second one is an error. "/dev/fd/N" (a mount
  * made by a privileged helper, passed as its descriptor) is kept as it
- * is, as libfuse does: fuse_session_mount() says why it cannot use it. */
+ * is, as libfuse does: fuse_session_mount() serves that descriptor. */
 static int mountpoint_arg(struct fuse_cmdline_opts *o, const char *arg)
 {
 	char abs[PATH_MAX];
