@@ -56,9 +56,15 @@ void fc_conn_init(struct fuse_session *se, struct fring_conn *fc)
 	 * libfuse always asks for IOCTL_DIR and never for SETXATTR_EXT
 	 * unless the filesystem does (with it the kernel leaves clearing
 	 * the set-group-ID bit on an ACL change to the server).
+	 * READDIRPLUS_AUTO lets the kernel send plain READDIR as well, so
+	 * it is proposed only to a filesystem that has both handlers (libfring
+	 * looks at readdirplus alone): one with readdirplus only would
+	 * otherwise see READDIR fail with ENOSYS.
 	 */
 	w0 = (fc_caps_from_kernel(fc->want) & ~FUSE_CAP_SETXATTR_EXT) |
 	     FUSE_CAP_IOCTL_DIR | FUSE_CAP_OVER_IO_URING;
+	if (!se->op.readdir)
+		w0 &= ~FUSE_CAP_READDIRPLUS_AUTO;
 	w0 &= ci.capable_ext;
 	ci.want_ext = w0;
 	ci.want = (uint32_t)w0;
