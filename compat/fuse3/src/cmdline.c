@@ -42,7 +42,7 @@ static int uint_opt(const char *arg, const char *name, unsigned *val)
 /* The first non-option is the mountpoint, made absolute (the daemon
  * changes to / later); a second one is an error. "/dev/fd/N" (a mount
  * made by a privileged helper, passed as its descriptor) is kept as it
- * is, as libfuse does: fuse_session_mount() says why it cannot use it. */
+ * is, as libfuse does: fuse_session_mount() serves that descriptor. */
 static int mountpoint_arg(struct fuse_cmdline_opts *o, const char *arg)
 {
 	char abs[PATH_MAX];
@@ -200,12 +200,13 @@ void fuse_lowlevel_help(void)
 	       "    -o auto_unmount        accepted; not offered by libfring "
 	       "(the mount\n"
 	       "                           stays if the process dies)\n"
-	       "    -o io_uring            FUSE-over-io_uring (libfring's "
-	       "transport=uring);\n"
-	       "                           without it /dev/fuse "
-	       "(transport=dev), unless\n"
-	       "                           -o transport=auto lets libfring "
-	       "pick\n"
+	       "    -o io_uring            FUSE-over-io_uring where the "
+	       "kernel offers it and\n"
+	       "                           init keeps FUSE_CAP_OVER_IO_URING, "
+	       "/dev/fuse\n"
+	       "                           otherwise (libfring's "
+	       "transport=auto); without\n"
+	       "                           it /dev/fuse (transport=dev)\n"
 	       "    -o io_uring_q_depth=N  ring entries per queue "
 	       "(queue_depth=N)\n");
 	fring_config_help(stdout);

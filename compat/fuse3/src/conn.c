@@ -9,7 +9,9 @@
  * and from the kernel's flags), in both the 32-bit fields older programs
  * use and the 64-bit *_ext ones of 3.17. What it changes in either is
  * merged and written back; kernel flags libfuse has no name for keep
- * libfring's choice, and FUSE_CAP_OVER_IO_URING follows the transport.
+ * libfring's choice. FUSE_CAP_OVER_IO_URING is the filesystem's say on
+ * the transport: left out, the session declines the ring
+ * (FRING_FS_NO_RING) and serves on /dev/fuse, as libfuse does.
  */
 #include <errno.h>
 #include <limits.h>
@@ -54,9 +56,15 @@ void fc_conn_init(struct fuse_session *se, struct fring_conn *fc)
 	 * libfuse always asks for IOCTL_DIR and never for SETXATTR_EXT
 	 * unless the filesystem does (with it the kernel leaves clearing
 	 * the set-group-ID bit on an ACL change to the server).
+	 * READDIRPLUS_AUTO lets the kernel send plain READDIR as well, so
+	 * it is proposed only to a filesystem that has both handlers (libfring
+	 * looks at readdirplus alone): one with readdirplus only would
+	 * otherwise see READDIR fail with ENOSYS.
 	 */
 	w0 = (fc_caps_from_kernel(fc->want) & ~FUSE_CAP_SETXATTR_EXT) |
 	     FUSE_CAP_IOCTL_DIR | FUSE_CAP_OVER_IO_URING;
+	if (!se->op.readdir)
+		w0 &= ~FUSE_CAP_READDIRPLUS_AUTO;
 	w0 &= ci.capable_ext;
 	ci.want_ext = w0;
 	ci.want = (uint32_t)w0;
@@ -77,14 +85,24 @@ void fc_conn_init(struct fuse_session *se, struct fring_conn *fc)
 		       "offer (0x%llx): not requested\n",
 		       (unsigned long long)(want & ~ci.capable_ext));
 	want &= ci.capable_ext;
-	/* native gap: libfring picks the transport after init and offers
-	 * the filesystem no say; libfuse would serve this one on /dev/fuse */
-	if ((w0 & FUSE_CAP_OVER_IO_URING) && !(want & FUSE_CAP_OVER_IO_URING) &&
-	    se->debug)
-		fc_log(FUSE_LOG_DEBUG,
-		       "fuse: init turned FUSE_CAP_OVER_IO_URING off; libfring "
-		       "chooses the transport itself (-o transport=dev keeps "
-		       "/dev/fuse)\n");
+	/*
+	 * libfuse starts its rings only when want_ext still holds
+	 * FUSE_CAP_OVER_IO_URING after init (a 32-bit want the callback
+	 * changed is folded into want_ext first, as merged_want() does), and
+	 * serves on /dev/fuse otherwise. hello_ll, which assigns want
+	 * outright, is served on /dev/fuse that way. The bit is proposed
+	 * only when the kernel offers a ring, so taking it away is always
+	 * the filesystem's choice: declined here, transport=auto (-o
+	 * io_uring) ends on dev; an explicit ring transport= fails INIT
+	 * saying why, as the mount asked for something init refused.
+	 */
+	if ((w0 & FUSE_CAP_OVER_IO_URING) && !(want & FUSE_CAP_OVER_IO_URING)) {
+		fc->fs_flags |= FRING_FS_NO_RING;
+		if (se->debug)
+			fc_log(FUSE_LOG_DEBUG,
+			       "fuse: init turned FUSE_CAP_OVER_IO_URING off: "
+			       "io_uring declined (FRING_FS_NO_RING)\n");
+	}
 	fc->want =
 		(fc->want & ~mappable) | (fc_caps_to_kernel(want) & mappable);
 	fc->max_write = ci.max_write;

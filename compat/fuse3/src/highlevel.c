@@ -84,7 +84,6 @@ FC_SYMVER(fuse_loop_mt_32, "fuse_loop_mt@FUSE_3.2");
 FC_SYMVER(fuse_loop_mt_312, "fuse_loop_mt@@FUSE_3.12");
 HL_VOID(fuse_lib_help, struct fuse_args *args)
 HL_STUB(struct fuse_session *, fuse_get_session, NULL, struct fuse *f)
-HL_STUB(int, fuse_open_channel, -1, const char *mountpoint, const char *options)
 
 /* ---------------- inside a filesystem's callbacks ---------------- */
 

@@ -190,7 +190,8 @@ static int find_mount_fd(const int *before, int nbefore)
 
 int fuse_session_mount(struct fuse_session *se, const char *mountpoint)
 {
-	int before[64], nbefore, ret;
+	int before[64], nbefore = 0, ret;
+	bool adopted;
 
 	if (!se || !mountpoint) {
 		fc_log(FUSE_LOG_ERR, "fuse: no mount point given\n");
@@ -200,20 +201,14 @@ int fuse_session_mount(struct fuse_session *se, const char *mountpoint)
 		fc_log(FUSE_LOG_ERR, "fuse: the session is mounted already\n");
 		return -1;
 	}
-	if (fc_is_dev_fd(mountpoint)) {
-		/* native gap: fring_session_mount() opens and mounts
-		 * /dev/fuse itself; it cannot adopt a descriptor that a
-		 * helper (mount.fuse3 -o drop_privileges) mounted */
-		fc_log(FUSE_LOG_ERR,
-		       "fuse: mounting through %s (a /dev/fuse descriptor "
-		       "mounted by a helper) is not supported by libfring: "
-		       "give a directory\n",
-		       mountpoint);
-		return -1;
-	}
-	nbefore = dev_fuse_fds(before, 64);
+	adopted = fc_is_dev_fd(mountpoint);
+	if (!adopted)
+		nbefore = dev_fuse_fds(before, 64);
 	/* libfring says why on failure (missing mountpoint, a dead mount,
-	 * a transport= this machine cannot give, ...) */
+	 * a transport= this machine cannot give, a /dev/fd/N that is no
+	 * /dev/fuse descriptor, ...). "/dev/fd/N" is a descriptor that a
+	 * mount helper (mount.fuse3 -o drop_privileges) opened, mounted and
+	 * handed down: libfring serves it instead of mounting. */
 	ret = fring_session_mount(se->fs, mountpoint);
 	if (ret) {
 		fc_log(FUSE_LOG_ERR, "fuse: cannot mount on %s: %s\n",
@@ -221,7 +216,10 @@ int fuse_session_mount(struct fuse_session *se, const char *mountpoint)
 		return -1;
 	}
 	se->mountpoint = strdup(mountpoint);
-	se->fd = find_mount_fd(before, nbefore);
+	se->adopted = adopted;
+	/* the helper's descriptor is N itself, as libfuse answers */
+	se->fd = adopted ? atoi(mountpoint + strlen("/dev/fd/"))
+			 : find_mount_fd(before, nbefore);
 	return 0;
 }
 
@@ -350,6 +348,12 @@ void fuse_session_unmount(struct fuse_session *se)
 
 	if (!se || !se->fs || !se->mountpoint)
 		return;
+	/* a helper's mount is the helper's to unmount (libfring leaves it
+	 * alone too); the descriptor goes with the session */
+	if (se->adopted) {
+		se->fd = -1;
+		return;
+	}
 	ret = fring_session_unmount(se->fs);
 	if (ret)
 		fc_log(FUSE_LOG_ERR, "fuse: cannot unmount %s: %s\n",

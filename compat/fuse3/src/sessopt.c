@@ -70,8 +70,12 @@ static int one_opt(struct opt_state *st, char *key)
 		se->deny_others = true;
 		return fring_opt(st, "allow_other", NULL);
 	}
+	/* libfuse's io_uring is a wish, not a demand: it serves on /dev/fuse
+	 * when the kernel has no ring or the filesystem turns it down in
+	 * init. libfring's auto does the same (and takes the 7.46 rungs
+	 * where there are some); transport=uring would fail INIT instead. */
 	if (!strcmp(key, "io_uring") && !val)
-		return fring_opt(st, "transport", "uring");
+		return fring_opt(st, "transport", "auto");
 	if (!strcmp(key, "io_uring_q_depth") && val)
 		return fring_opt(st, "queue_depth", val);
 	if (!strcmp(key, "auto_unmount") && !val) {
@@ -126,10 +130,11 @@ static int session_opt_proc(void *data, const char *arg, int key,
 /*
  * The transport follows libfuse's default: /dev/fuse, unless io_uring is
  * asked for (-o io_uring, or FUSE_URING_ENABLE=1 in the environment, which
- * libfuse's test suites use). A libfuse program then behaves the same
- * whatever the machine offers; -o transport=auto (libfring's option) lets
- * libfring pick the best rung. Options on the command line come after the
- * environment and win.
+ * libfuse's test suites use). Asked for, it is libfring's transport=auto:
+ * like libfuse, a ring where the kernel has one and the filesystem's init
+ * keeps FUSE_CAP_OVER_IO_URING (conn.c), /dev/fuse otherwise. libfring's
+ * own -o transport=NAME still picks a rung outright. Options on the
+ * command line come after the environment and win.
  */
 static int env_opts(struct opt_state *st)
 {
@@ -137,7 +142,7 @@ static int env_opts(struct opt_state *st)
 	const char *depth = getenv("FUSE_URING_QUEUE_DEPTH");
 	bool uring = on && atoi(on) > 0;
 
-	if (fring_opt(st, "transport", uring ? "uring" : "dev"))
+	if (fring_opt(st, "transport", uring ? "auto" : "dev"))
 		return -1;
 	if (depth && *depth && fring_opt(st, "queue_depth", depth))
 		return -1;
