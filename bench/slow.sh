@@ -12,21 +12,24 @@
 # Usage: bench/slow.sh [options]
 #   -r N        repetitions (default 3), interleaved: rep 1 of every
 #               configuration, then rep 2, ...
-#   -c LIST     configurations, comma-separated (default
-#               fring-slow-uring,fring-slow-dev,fuse-slow-uring,fuse-slow-classic):
+#   -c LIST     configurations, comma-separated (default all six):
 #                 fring-slow-uring   slowfs, transport=uring (its defaults:
 #                                    backend=ring, queue_depth=64)
+#                 fuse-slow-uring    slowfs_ll -o io_uring
+#                 fuse-slow-classic  slowfs_ll on /dev/fuse,
+#                                    fuse_session_loop_mt (max_threads 10)
 #                 fring-slow-dev     slowfs, transport=dev (no ring: the
 #                                    backend thread waits; max_async 256)
-#                 fuse-slow-uring    slowfs_ll -o io_uring
-#                 fuse-slow-classic  slowfs_ll, /dev/fuse,
-#                                    fuse_session_loop_mt (max_threads 10)
-#               and, not in the default set: fring-slow-uring-thread
-#               (backend=thread on uring: the answer handed from the backend
-#               thread to the queue thread), a "-qdN" suffix on a fring uring
-#               configuration (queue_depth=N, e.g. fring-slow-uring-qd8, the
-#               library's default), fuse-slow-single (slowfs_ll -s).
-#   -j LIST     jobs (default randread16,randread64,stat16):
+#                 fring-slow-uring-qd8
+#                                    the library's default queue_depth (any
+#                                    "-qdN" suffix on a fring uring
+#                                    configuration sets queue_depth=N)
+#                 fring-slow-uring-thread
+#                                    backend=thread on uring: the answer is
+#                                    handed from the backend thread to the
+#                                    queue thread
+#               and, not in the default set, fuse-slow-single (slowfs_ll -s).
+#   -j LIST     jobs (default randread16,randread64,stat16,stat64):
 #                 randreadN  fio, 4 KiB random reads, N processes (numjobs),
 #                            psync, O_DIRECT, one 64 MiB file each
 #                 statN      bench/slowstat.c, N processes stat names never
@@ -56,13 +59,13 @@ LF_BUILD=$CACHE/libfuse-build
 ENABLE_URING=/sys/module/fuse/parameters/enable_uring
 
 REPS=3
-CONFIGS=fring-slow-uring,fring-slow-dev,fuse-slow-uring,fuse-slow-classic
-JOBS=randread16,randread64,stat16
+CONFIGS=fring-slow-uring,fuse-slow-uring,fuse-slow-classic,fring-slow-dev,fring-slow-uring-qd8,fring-slow-uring-thread
+JOBS=randread16,randread64,stat16,stat64
 RUNTIME=10
 LATENCY=1000
 OUT=""
 
-usage() { sed -n '3,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '4,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "${1:-0}"; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-r) REPS=$2; shift ;;
@@ -178,7 +181,7 @@ cpu_of() { # utime+stime of a process in ticks, -1 if gone
 }
 
 start_config() { # NAME REP: mounts it, sets DAEMON_PID
-	local name=$1 rep=$2 base=$1 qd="" cmd=() i
+	local name=$1 rep=$2 base=$1 qd="" cmd=()
 	if [[ "$base" =~ ^(fring-.*-uring.*)-qd([0-9]+)$ ]]; then
 		base=${BASH_REMATCH[1]}
 		qd=${BASH_REMATCH[2]}
@@ -197,7 +200,7 @@ start_config() { # NAME REP: mounts it, sets DAEMON_PID
 	echo "$name: ${cmd[*]}" >>"$OUT/logs/commands.txt"
 	"${cmd[@]}" >"$OUT/logs/$name.rep$rep.log" 2>&1 &
 	DAEMON_PID=$!
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		is_mounted "$MNT" && break
 		kill -0 "$DAEMON_PID" 2>/dev/null || break
 		sleep 0.1
@@ -209,16 +212,20 @@ start_config() { # NAME REP: mounts it, sets DAEMON_PID
 		stop_config
 		return 1
 	fi
-	if [[ "$base" == fuse-slow-uring ]] && ! ls -l "/proc/$DAEMON_PID/fd" 2>/dev/null | grep -q io_uring; then
-		log "$name: no io_uring descriptor in the server: libfuse did not start its rings"
-	fi
+}
+
+uring_fds() { # PID -> how many io_uring descriptors it holds
+	local f n=0
+	for f in /proc/"$1"/fd/*; do
+		[[ $(readlink "$f" 2>/dev/null) == *io_uring* ]] && n=$((n + 1))
+	done
+	echo "$n"
 }
 
 stop_config() {
-	local i
 	[ -z "$DAEMON_PID" ] && return 0
 	is_mounted "$MNT" && umount "$MNT" 2>/dev/null
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		kill -0 "$DAEMON_PID" 2>/dev/null || break
 		sleep 0.1
 	done
@@ -282,6 +289,10 @@ run_job() { # REP CONFIG JOB
 	sleep $(( RUNTIME / 2 ))
 	threads=$(ls "/proc/$DAEMON_PID/task" 2>/dev/null | wc -l)
 	rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$DAEMON_PID/status" 2>/dev/null)
+	# a ring configuration that serves without rings measures the wrong thing
+	if [[ "$conf" == *uring* ]] && [ "$(uring_fds "$DAEMON_PID")" = 0 ]; then
+		log "  $conf: the server holds no io_uring descriptor: not on its ring transport"
+	fi
 	if ! wait "$pid"; then
 		log "  $conf $job failed (see $OUT/logs): not recorded"
 		return
