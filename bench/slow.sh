@@ -92,6 +92,8 @@ if [ ! -e "$LF_BUILD/lib/libfuse3.so" ]; then
 	log "libfuse not built: running bench/build-libfuse.sh"
 	"$ROOT/bench/build-libfuse.sh" >&2 || die "building libfuse failed"
 fi
+NSTAT=$(awk '$1 == "#define" && $2 == "SLOW_NSTAT" { print $3 }' "$ROOT/bench/slowfs_ns.h")
+[[ $NSTAT =~ ^[0-9]+$ ]] || die "no SLOW_NSTAT in bench/slowfs_ns.h"
 LF_SRC=$(ls -d "$CACHE"/src/fuse3/fuse3-*/ 2>/dev/null | head -n1)
 [ -n "$LF_SRC" ] && [ -e "$LF_SRC/include/fuse_lowlevel.h" ] || die "libfuse source missing under $CACHE/src/fuse3"
 
@@ -281,7 +283,8 @@ run_job() { # REP CONFIG JOB
 		n=${job#stat}
 		kind=slowstat
 		raw=$OUT/raw/rep$rep-$conf-$job.json
-		"$WORK/bin/slowstat" -p "$n" -t "$RUNTIME" "$MNT/stat" >"$raw" \
+		# each process its own names, the namespace's SLOW_NSTAT shared out
+		"$WORK/bin/slowstat" -p "$n" -s $((NSTAT / n)) -t "$RUNTIME" "$MNT/stat" >"$raw" \
 			2>>"$OUT/logs/slowstat.stderr" &
 		pid=$! ;;
 	*) log "unknown job $job"; return ;;
