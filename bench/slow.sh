@@ -283,10 +283,15 @@ run_job() { # REP CONFIG JOB
 		n=${job#stat}
 		kind=slowstat
 		raw=$OUT/raw/rep$rep-$conf-$job.json
-		# each process its own names, the namespace's SLOW_NSTAT shared out
-		"$WORK/bin/slowstat" -p "$n" -s $((NSTAT / n)) -t "$RUNTIME" "$MNT/stat" >"$raw" \
+		# names nobody looked up in this mount: each stat job its own
+		# share of the namespace's SLOW_NSTAT, each process its own part
+		# of that
+		local share=$((NSTAT / NSTATJOBS))
+		"$WORK/bin/slowstat" -p "$n" -b $((STATJOB * share)) -s $((share / n)) \
+			-t "$RUNTIME" "$MNT/stat" >"$raw" \
 			2>>"$OUT/logs/slowstat.stderr" &
-		pid=$! ;;
+		pid=$!
+		STATJOB=$((STATJOB + 1)) ;;
 	*) log "unknown job $job"; return ;;
 	esac
 	sleep $(( RUNTIME / 2 ))
@@ -314,11 +319,13 @@ run_job() { # REP CONFIG JOB
 # --- the run ---------------------------------------------------------------
 IFS=, read -r -a CONF_LIST <<<"$CONFIGS"
 IFS=, read -r -a JOB_LIST <<<"$JOBS"
+NSTATJOBS=$(tr ',' '\n' <<<"$JOBS" | grep -c '^stat')
 T_START=$(date +%s)
 for rep in $(seq "$REPS"); do
 	for conf in "${CONF_LIST[@]}"; do
 		log "rep $rep/$REPS: $conf"
 		start_config "$conf" "$rep" || continue
+		STATJOB=0
 		for job in "${JOB_LIST[@]}"; do
 			run_job "$rep" "$conf" "$job"
 		done

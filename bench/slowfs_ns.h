@@ -37,7 +37,7 @@
 #define SLOW_NDATA	 256
 #define SLOW_DATA_SIZE	 ((off_t)64 << 20)
 #define SLOW_STAT_INO0	 1000000
-#define SLOW_NSTAT	 2000000
+#define SLOW_NSTAT	 4000000
 #define SLOW_TIMEOUT	 86400.0
 
 /* "<prefix><decimal>" with the number below n: the number, else -1 */
