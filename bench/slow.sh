@@ -214,6 +214,32 @@ start_config() { # NAME REP: mounts it, sets DAEMON_PID
 		stop_config
 		return 1
 	fi
+	# the data path answers what bench/slowfs_ns.h says (ns_word), and
+	# "stat" ends where the namespace does
+	if ! python3 - "$MNT" <<'EOF'
+import os, sys
+mnt = sys.argv[1]
+ino, off, n = 107, 8192 + 13, 4096
+fd = os.open(os.path.join(mnt, "r7"), os.O_RDONLY)
+got = os.pread(fd, n, off)
+os.close(fd)
+def word(k):
+    x = ((ino << 40) ^ ((k * 0x9E3779B97F4A7C15) & (2**64 - 1))) & (2**64 - 1)
+    return x ^ (x >> 29)
+want = bytes((word((off + i) // 8) >> (8 * ((off + i) % 8))) & 255 for i in range(n))
+# past the last name (no job stats it): a negative entry
+try:
+    os.stat(os.path.join(mnt, "stat", "f4000000"))
+    sys.exit(1)
+except FileNotFoundError:
+    pass
+sys.exit(0 if got == want and os.stat(os.path.join(mnt, "r7")).st_ino == ino else 1)
+EOF
+	then
+		log "$name: wrong data or names from the mount: not measured"
+		stop_config
+		return 1
+	fi
 }
 
 uring_fds() { # PID -> how many io_uring descriptors it holds
