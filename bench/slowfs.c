@@ -29,10 +29,11 @@
  *
  * Options: -o latency_us=N (0 to 10,000,000), -o backend=ring|thread; and
  * libfring's own. Defaults: queue_depth=64 (a slow backend needs many
- * requests in flight, and each one holds its ring entry until answered:
- * with the library's 8 per queue, at most 16 would wait on this 2-CPU
- * machine), max_write=131072 (read-only: the 128 KiB cap on a READ keeps
- * 64 ring entries at 8 MiB per queue instead of 64 MiB).
+ * requests in flight, each holds its ring entry until answered, and the
+ * kernel puts a request on the queue of its caller's CPU: with the
+ * library's 8 per queue, at most 8 wait per CPU, however many clients
+ * that CPU runs), max_write=131072 (read-only: the 128 KiB cap on a READ
+ * keeps 64 ring entries at 8 MiB per queue instead of 64 MiB).
  *
  * Built by bench/slow.sh against the build's libfring and liburing.
  */
