@@ -170,7 +170,7 @@ OUT=${OUT:-$ROOT/bench/results/$STAMP}
 mkdir -p "$OUT/raw" "$OUT/logs"
 [ $PERF = 1 ] && mkdir -p "$OUT/perf"
 CSV=$OUT/results.csv
-[ -s "$CSV" ] || echo "rep,config,job,value,unit,io_bytes,seconds,server_cpu_s,cpu_s_per_gib,cpu_us_per_op" >"$CSV"
+[ -s "$CSV" ] || echo "rep,config,job,value,unit,io_bytes,seconds,server_cpu_s,cpu_s_per_gib,cpu_us_per_op,clat_p50_us,clat_p99_us" >"$CSV"
 
 WORK=$(mktemp -d /tmp/fring-bench.XXXXXX)
 SRC=$WORK/src
@@ -364,20 +364,27 @@ run_fio() { # JOB DIR OUTFILE
 		--output-format=json --output="$out" >/dev/null 2>>"$OUT/logs/fio.stderr"
 }
 
-record() { # rep config job value unit io_bytes seconds cpu_s
-	local gib per_gib="" per_op=""
+# Server CPU per GiB (data jobs) and per operation: a metadata phase's
+# files, or a data job's fio operations (io_bytes / block size). p50, p99:
+# fio's completion latency percentiles in microseconds (data jobs only).
+record() { # rep config job value unit io_bytes seconds cpu_s [p50_us p99_us]
+	local per_gib="" per_op="" bs
 	if [ "$8" != "" ]; then
 		if [ "$6" -gt 0 ] 2>/dev/null && [[ "$2" != tmpfs ]] && [[ "$3" != meta-* ]]; then
 			per_gib=$(awk -v c="$8" -v b="$6" 'BEGIN { printf "%.4f", c / (b / 1073741824) }')
+			bs=1048576
+			[[ "$3" == rand* ]] && bs=4096
+			per_op=$(awk -v c="$8" -v b="$6" -v s="$bs" 'BEGIN { printf "%.2f", c * 1e6 / (b / s) }')
 		fi
 		if [[ "$3" == meta-* ]]; then
 			per_op=$(awk -v c="$8" -v n="$NFILES" 'BEGIN { printf "%.2f", c * 1e6 / n }')
 		fi
 	fi
-	echo "$1,$2,$3,$4,$5,$6,$7,$8,$per_gib,$per_op" >>"$CSV"
+	echo "$1,$2,$3,$4,$5,$6,$7,$8,$per_gib,$per_op,${9:-},${10:-}" >>"$CSV"
 }
 
-fio_result() { # file rw -> "value io_bytes seconds" (MiB/s for 1M, IOPS for 4k)
+# file rw -> "MiB/s IOPS io_bytes seconds p50_us p99_us" (completion latency)
+fio_result() {
 	python3 - "$1" "$2" <<'EOF'
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -385,13 +392,15 @@ job = j["jobs"][0]
 r = job[sys.argv[2]]
 # wall time of the group: bytes / aggregate bandwidth (job_runtime is a sum)
 secs = r["io_bytes"] / r["bw_bytes"] if r["bw_bytes"] else 0
-print(r["bw_bytes"] / 1048576.0, r["iops"], r["io_bytes"], round(secs, 3))
+pc = r.get("clat_ns", {}).get("percentile", {})
+lat = [f"{pc[k] / 1000:.1f}" if k in pc else "" for k in ("50.000000", "99.000000")]
+print(r["bw_bytes"] / 1048576.0, r["iops"], r["io_bytes"], round(secs, 3), *lat)
 EOF
 }
 
 run_job() { # rep config job
 	local rep=$1 conf=$2 job=$3 raw=$OUT/raw/rep$1-$2-$3.json c0 c1 cpu="" perfpid=""
-	local bw iops bytes secs
+	local bw iops bytes secs p50 p99
 	if [ "$job" = meta ]; then
 		local m=$OUT/raw/rep$rep-$conf-meta.jsonl
 		"$CACHE/bin/metaops" -n "$NFILES" -p 2 --drop-dentries ${DAEMON_PID:+--pid "$DAEMON_PID"} "$DIR" >"$m" 2>>"$OUT/logs/metaops.stderr" ||
@@ -429,13 +438,13 @@ for line in open(sys.argv[1]):
 	fi
 	local rw=read
 	[[ "$job" == *write ]] && rw=write
-	read -r bw iops bytes secs < <(fio_result "$raw" "$rw")
+	read -r bw iops bytes secs p50 p99 < <(fio_result "$raw" "$rw")
 	if [[ "$job" == rand* ]]; then
-		record "$rep" "$conf" "$job" "$(printf %.0f "$iops")" IOPS "$bytes" "$secs" "$cpu"
-		log "  $conf $job: $(printf %.0f "$iops") IOPS${cpu:+, server CPU ${cpu}s}"
+		record "$rep" "$conf" "$job" "$(printf %.0f "$iops")" IOPS "$bytes" "$secs" "$cpu" "$p50" "$p99"
+		log "  $conf $job: $(printf %.0f "$iops") IOPS, p50 ${p50:-?} us, p99 ${p99:-?} us${cpu:+, server CPU ${cpu}s}"
 	else
-		record "$rep" "$conf" "$job" "$(printf %.1f "$bw")" MiB/s "$bytes" "$secs" "$cpu"
-		log "  $conf $job: $(printf %.0f "$bw") MiB/s${cpu:+, server CPU ${cpu}s}"
+		record "$rep" "$conf" "$job" "$(printf %.1f "$bw")" MiB/s "$bytes" "$secs" "$cpu" "$p50" "$p99"
+		log "  $conf $job: $(printf %.0f "$bw") MiB/s, p50 ${p50:-?} us, p99 ${p99:-?} us${cpu:+, server CPU ${cpu}s}"
 	fi
 }
 

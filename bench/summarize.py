@@ -7,8 +7,10 @@ With more than one directory, a (configuration, job) measured in a later
 directory replaces the same pair from the earlier ones (to re-run a subset).
 
 Per job and configuration: median, min and max over the repetitions, the
-spread, the server's CPU time per GiB moved (data jobs) or per operation
-(metadata phases), and the ratios asked for in doc/benchmarks.md: uring/dev,
+spread, the server's CPU time per GiB moved (data jobs) and per operation
+(a data job's fio operations, a metadata phase's files), fio's completion
+latency p50 and p99 (data jobs; results.csv from before these columns
+shows "–"), and the ratios asked for in doc/benchmarks.md: uring/dev,
 each/tmpfs, libfring/libfuse (passthrough uring vs passthrough_hp -o io_uring,
 passthrough dev vs passthrough_hp classic), checked against the project's
 targets.
@@ -86,6 +88,9 @@ def main():
     val = defaultdict(dict)     # (conf, job) -> {rep: value}
     cpu = defaultdict(dict)     # (conf, job) -> {rep: cpu per GiB or per op}
     unit = {}
+    cpu_op = defaultdict(dict)  # (conf, job) -> {rep: CPU-µs per operation}
+    p50 = defaultdict(dict)     # (conf, job) -> {rep: clat p50 µs}
+    p99 = defaultdict(dict)
     for r in rows:
         k = (r["config"], r["job"])
         rep = int(r["rep"])
@@ -93,6 +98,16 @@ def main():
         unit[r["job"]] = r["unit"]
         c = fnum(r["cpu_s_per_gib"]) if not r["job"].startswith("meta-") else fnum(r["cpu_us_per_op"])
         cpu[k][rep] = c
+        op = fnum(r.get("cpu_us_per_op"))
+        if op is None and not r["job"].startswith("meta-"):
+            # older results.csv: per operation from the bytes moved
+            secs, nbytes = fnum(r.get("server_cpu_s")), fnum(r.get("io_bytes"))
+            bs = 4096 if r["job"].startswith("rand") else 1048576
+            if secs is not None and nbytes and r["config"] != "tmpfs":
+                op = secs * 1e6 / (nbytes / bs)
+        cpu_op[k][rep] = op
+        p50[k][rep] = fnum(r.get("clat_p50_us"))
+        p99[k][rep] = fnum(r.get("clat_p99_us"))
     confs = sorted({c for c, _ in val}, key=conf_key)
     jobs = [j for j in JOB_ORDER if any((c, j) in val for c in confs)]
     jobs += sorted({j for _, j in val} - set(jobs))
@@ -110,16 +125,22 @@ def main():
             p("```\n")
     p("Values are the median over the repetitions, with min and max; spread = (max−min)/median. "
       "Server CPU is utime+stime of the daemon process (all its threads, io_uring workers "
-      "included) during the job: CPU-seconds per GiB moved for data jobs, CPU-µs per operation "
-      "for metadata phases. The machine is shared: read the spread before the medians.\n")
+      "included) during the job: CPU-seconds per GiB moved for data jobs, and CPU-µs per "
+      "operation (a data job's fio operations, a metadata phase's files). p50 and p99: fio's "
+      "completion latency percentiles of one operation (medians over the repetitions; the "
+      "metadata job measures none). The machine is shared: read the spread before the medians.\n")
 
     for j in jobs:
         data = not j.startswith("meta-")
         p(f"## {JOB_TITLE.get(j, j)}\n")
         base = med(val[("tmpfs", j)].values()) if ("tmpfs", j) in val else None
-        cpu_h = "server CPU-s/GiB" if data else "server CPU-µs/op"
-        p(f"| configuration | median | min | max | spread | n | /tmpfs | {cpu_h} (median) |")
-        p("|---|---:|---:|---:|---:|---:|---:|---:|")
+        if data:
+            p("| configuration | median | min | max | spread | n | /tmpfs | server CPU-s/GiB | "
+              "server CPU-µs/op | p50 µs | p99 µs |")
+            p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        else:
+            p("| configuration | median | min | max | spread | n | /tmpfs | server CPU-µs/op |")
+            p("|---|---:|---:|---:|---:|---:|---:|---:|")
         for c in confs:
             if (c, j) not in val:
                 continue
@@ -130,7 +151,11 @@ def main():
             spread = (max(xs) - min(xs)) / m * 100 if m else 0
             rel = fmt(m / base, "ratio") if base and c != "tmpfs" else "–"
             cm = med(cpu[(c, j)].values())
-            p(f"| {c} | {fmt(m)} | {fmt(min(xs))} | {fmt(max(xs))} | {spread:.0f}% | {len(xs)} | {rel} | {fmt(cm)} |")
+            row = f"| {c} | {fmt(m)} | {fmt(min(xs))} | {fmt(max(xs))} | {spread:.0f}% | {len(xs)} | {rel} | {fmt(cm)} |"
+            if data:
+                row += (f" {fmt(med(cpu_op[(c, j)].values()))} | {fmt(med(p50[(c, j)].values()))} |"
+                        f" {fmt(med(p99[(c, j)].values()))} |")
+            p(row)
         p("")
 
     # ratios

@@ -8,7 +8,8 @@ Reads DIR/guest.log (the guest's serial console), whose lines
   @@FRING-BENCH-REFUSED rep=R fs=F transport=T REASON@@
 bench/vm-guest.sh printed; writes DIR/results.csv (one row per repetition,
 file system, transport and job) and prints, per file system: the medians,
-the server's CPU-seconds per GiB, the ratios of each transport to uring and
+the server's CPU-seconds per GiB, fio's completion latency p50 and p99
+(from the terse line's clat percentiles, when it has them), the ratios of each transport to uring and
 of each rung to the one before it in the transport list, with [min-max] of
 the per-repetition ratios (rep i against rep i, measured minutes apart).
 File system hp (libfuse's passthrough_hp, transport "libfuse-uring") gets
@@ -39,16 +40,28 @@ HP = ("hp", "libfuse-uring")  # libfuse's passthrough_hp -o io_uring (vm-guest.s
 
 
 def parse_terse(terse, direction):
-    """fio terse v3: read KiB, KiB/s, IOPS at fields 6-8, write at 47-49."""
+    """fio terse v3: read KiB, KiB/s, IOPS at fields 6-8, write at 47-49;
+    each direction's 20 clat percentile fields ("P%=usec") 13 fields after
+    its KiB. Returns bytes, MiB/s, IOPS, seconds, clat p50 and p99 in µs
+    (None when the line has no such percentile)."""
     f = terse.split(";")
     base = 5 if direction == "read" else 46
     kib, bw, iops = float(f[base]), float(f[base + 1]), float(f[base + 2])
-    return kib * 1024, bw / 1024, iops, (kib / bw if bw else 0.0)
+    pct = {}
+    for field in f[base + 12:base + 32]:
+        k, eq, v = field.partition("%=")
+        if eq:
+            try:
+                pct[float(k)] = float(v)
+            except ValueError:
+                pass
+    return (kib * 1024, bw / 1024, iops, (kib / bw if bw else 0.0),
+            pct.get(50.0), pct.get(99.0))
 
 
 def main():
     d = sys.argv[1]
-    res = {}           # (fs, transport, job) -> {rep: (value, cpu_s_per_gib)}
+    res = {}           # (fs, transport, job) -> {rep: (value, cpu_s_per_gib, p50, p99)}
     refused = {}       # (fs, transport) -> reason
     rows = []
     for line in open(os.path.join(d, "guest.log"), errors="replace"):
@@ -56,13 +69,14 @@ def main():
         if m:
             rep, fs, t, job, ticks, terse = m.groups()
             unit, direction = JOBS[job][1], JOBS[job][2]
-            nbytes, mibs, iops, secs = parse_terse(terse, direction)
+            nbytes, mibs, iops, secs, p50, p99 = parse_terse(terse, direction)
             value = iops if unit == "IOPS" else mibs
             cpu = int(ticks) / USER_HZ
             per_gib = cpu / (nbytes / 2**30) if nbytes else None
-            res.setdefault((fs, t, job), {})[int(rep)] = (value, per_gib)
+            res.setdefault((fs, t, job), {})[int(rep)] = (value, per_gib, p50, p99)
             rows.append([rep, fs, t, job, f"{value:.1f}", unit, int(nbytes), f"{secs:.3f}",
-                         f"{cpu:.2f}", "" if per_gib is None else f"{per_gib:.4f}"])
+                         f"{cpu:.2f}", "" if per_gib is None else f"{per_gib:.4f}",
+                         "" if p50 is None else f"{p50:.0f}", "" if p99 is None else f"{p99:.0f}"])
             continue
         m = REFUSED.search(line)
         if m:
@@ -70,7 +84,7 @@ def main():
     with open(os.path.join(d, "results.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["rep", "fs", "transport", "job", "value", "unit", "io_bytes", "seconds",
-                    "server_cpu_s", "cpu_s_per_gib"])
+                    "server_cpu_s", "cpu_s_per_gib", "clat_p50_us", "clat_p99_us"])
         w.writerows(rows)
 
     env = os.path.join(d, "env.txt")
@@ -93,7 +107,8 @@ def main():
     p("qemu TCG: absolute numbers are those of an emulated CPU and mean little; compare "
       "transports within this boot. Values: median over the repetitions (min–max). "
       "Server CPU: utime+stime of the daemon (all threads, io_uring workers included) "
-      "per GiB moved, in the guest's ticks. Ratios: of the medians, [min–max] of the "
+      "per GiB moved, in the guest's ticks. p50/p99: fio's completion latency of one "
+      "operation, µs (medians). Ratios: of the medians, [min–max] of the "
       "per-repetition ratios.\n")
 
     def vals(fs, t, j, i):
@@ -137,6 +152,15 @@ def main():
         for t in ts:
             p(f"| {t} | " + " | ".join(fmt(med(vals(fs, t, j, 1).values())) for j in jobs) + " |")
         p("")
+        if any(vals(fs, t, j, 2) for t in ts for j in jobs):
+            p("Completion latency p50 / p99, µs (median):\n")
+            p(head.format("transport"))
+            p(rule)
+            for t in ts:
+                p(f"| {t} | " + " | ".join(
+                    f"{fmt(med(vals(fs, t, j, 2).values()))} / {fmt(med(vals(fs, t, j, 3).values()))}"
+                    if vals(fs, t, j, 2) else "–" for j in jobs) + " |")
+            p("")
         pairs = [(t, "uring") for t in ts if t != "uring" and "uring" in ts]
         pairs += [(b, a) for a, b in zip(ts, ts[1:]) if (b, a) not in pairs and (a, b) not in pairs]
         if not pairs:  # one transport measured: nothing to compare
