@@ -33,6 +33,7 @@ struct ring_ent {
 	enum { ZC_NONE, ZC_READ, ZC_WRITE } zc;
 	uint16_t zc_slot;
 	bool commit_held; /* answered while fixed ops were in flight */
+	bool holds_buf;	  /* may hold a pool buffer until committed */
 	unsigned zc_inflight;
 	uint32_t zc_size; /* bytes in (WRITE) or asked for (READ) */
 	uint32_t zc_moved;
@@ -140,11 +141,23 @@ enum pool_mode {
 	POOL_REGISTERED, /* the pool is also an io_uring fixed buffer */
 };
 
+/* What the ring keeps per kernel queue (ring_state.rq, by qid). */
+struct ring_queue {
+	/* its CPU was online at the start: its memory is faulted in then
+	 * (ring.h) */
+	bool online;
+	/* pool queues: the pool's buffers, and how many requests not yet
+	 * committed may hold one (the queue's thread only) */
+	unsigned nbufs;
+	unsigned bufs_held;
+};
+
 struct ring_state {
 	struct fring_session *se;
+	struct ring_queue *rq; /* [se->nqueues] */
 	enum pool_mode pool;
 	bool zero_copy;	    /* registered pools plus client pages in slots */
-	unsigned pool_bufs; /* buffers per queue pool */
+	unsigned pool_bufs; /* buffers per pool of an online CPU's queue */
 	struct ring_thread *threads;
 	unsigned nthreads;
 	unsigned depth;
@@ -160,6 +173,11 @@ struct ring_state {
 	/* an io_uring_enter error that ended the session: its exit status */
 	_Atomic int fatal_err;
 };
+
+static inline struct ring_queue *ring_q(const struct fring_queue *q)
+{
+	return &q->rt->rs->rq[q->qid];
+}
 
 /* A handler's own I/O on the ring, completed on the queue thread. */
 struct ring_io {
