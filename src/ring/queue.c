@@ -76,8 +76,12 @@ void ring_commit(struct ring_thread *rt, struct fring_req *req)
 	if (ring_ent(req)->zc_staged && rt_stage(rt, req))
 		return;
 	if (ring_ent(req)->holds_buf) {
+		struct ring_queue *rq = ring_q(req->q);
+
+		/* the kernel frees the buffer when it sees the commit */
 		ring_ent(req)->holds_buf = false;
-		ring_q(req->q)->bufs_held--;
+		if (!rq->bufs_unsent++)
+			rt->unsent[rt->nunsent++] = rq;
 	}
 	sqe = rt_sqe(rt);
 	ring_prep_commit(sqe, req->q->fd, req->q->qid, ring_ent(req)->commit_id,
@@ -232,11 +236,13 @@ static void rt_drain_handoff(struct ring_thread *rt)
  * every request with arguments to copy either way
  * (fuse_uring_req_has_copyable_payload()): nearly all of them, since an
  * answer's arguments count (a zero-copied WRITE's write_out too); the
- * exceptions (RELEASE, FLUSH, ...) are counted as well. When such requests
- * hold every buffer while the queue has more entries, the next one with a
- * payload waits in the kernel for a buffer although an entry is free
- * (fuse_uring_queue_fuse_req()): pool_waits counts those moments, an
- * upper bound of the waits, which the kernel does not report.
+ * exceptions (RELEASE, FLUSH, ...) are counted as well. A buffer is free
+ * again when the kernel takes the commit, at the next submission
+ * (rt_submit_wait()). When such requests hold every buffer while the queue
+ * has more entries, the next one with a payload waits in the kernel for a
+ * buffer although an entry is free (fuse_uring_queue_fuse_req()):
+ * pool_waits counts those moments, an upper bound of the waits, which the
+ * kernel does not report.
  */
 static void pool_note(struct fring_req *req)
 {
@@ -390,6 +396,15 @@ int rt_submit_wait(struct ring_thread *rt)
 	if (!ret)
 		ret = io_uring_submit_and_wait(&rt->ring, 1);
 	kernel_order();
+	if (ret >= 0) {
+		/* the commits went in: their pool buffers are free */
+		while (rt->nunsent) {
+			struct ring_queue *rq = rt->unsent[--rt->nunsent];
+
+			rq->bufs_held -= rq->bufs_unsent;
+			rq->bufs_unsent = 0;
+		}
+	}
 	return ret;
 }
 

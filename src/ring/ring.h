@@ -27,7 +27,6 @@ FRING_HIDDEN unsigned ring_online_map(bool *online, unsigned nqueues);
  * io_uring pins when it is registered: one buffer then. An offline
  * queue's first request grows it to queue_depth entries.
  */
-#define RING_POOL_BUFS 8 /* the default pool_bufs, at most queue_depth */
 FRING_HIDDEN unsigned ring_pool_bufs(const struct fring_config *cfg);
 /* The rings a session builds, and what the kernel charges for them to
  * RLIMIT_MEMLOCK (without CAP_IPC_LOCK). */

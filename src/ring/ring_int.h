@@ -99,6 +99,9 @@ struct ring_thread {
 	struct io_uring ring;
 	struct fring_queue **qs; /* the kernel queues this thread serves */
 	unsigned nq;
+	/* pool queues with commits not yet submitted (bufs_unsent) */
+	struct ring_queue **unsent;
+	unsigned nunsent;
 	unsigned total_entries;
 	unsigned dead_entries;
 	unsigned in_kernel;
@@ -146,10 +149,13 @@ struct ring_queue {
 	/* its CPU was online at the start: its memory is faulted in then
 	 * (ring.h) */
 	bool online;
-	/* pool queues: the pool's buffers, and how many requests not yet
-	 * committed may hold one (the queue's thread only) */
+	/* pool queues (the queue's thread only): the pool's buffers; how
+	 * many requests may hold one, as the kernel sees it: from their
+	 * arrival until their commit is submitted; of those, how many have
+	 * their commit written but not submitted (pool_note()) */
 	unsigned nbufs;
 	unsigned bufs_held;
+	unsigned bufs_unsent;
 };
 
 struct ring_state {

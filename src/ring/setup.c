@@ -226,7 +226,8 @@ int ring_prepare(struct fring_session *se)
 		rt->stage_fd = -1;
 		pthread_mutex_init(&rt->lock, NULL);
 		rt->qs = calloc(se->nqueues, sizeof(*rt->qs));
-		if (!rt->qs)
+		rt->unsent = calloc(se->nqueues, sizeof(*rt->unsent));
+		if (!rt->qs || !rt->unsent)
 			return -ENOMEM;
 	}
 	/* The queues are dealt out to the threads in turn, those of online
@@ -345,6 +346,7 @@ void ring_free(struct fring_session *se)
 		ring_io_free_all(rt);
 		pthread_mutex_destroy(&rt->lock);
 		free(rt->qs);
+		free(rt->unsent);
 	}
 	for (unsigned q = 0; q < se->nqueues; q++) {
 		struct fring_queue *fq = &se->queues[q];

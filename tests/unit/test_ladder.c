@@ -567,22 +567,18 @@ static void test_ring_threads(void **state)
 	assert_int_equal(ring_nthreads(128, 64, 2), 64);
 }
 
-/* Pool buffers: pool_bufs=N, else queue_depth up to RING_POOL_BUFS. */
+/* Pool buffers: pool_bufs=N, else queue_depth. */
 static void test_ring_pool_bufs(void **state)
 {
 	struct fring_config c;
 
 	(void)state;
 	fring_config_defaults(&c);
-	assert_int_equal(ring_pool_bufs(&c), c.queue_depth < RING_POOL_BUFS
-						     ? c.queue_depth
-						     : RING_POOL_BUFS);
-	c.queue_depth = 1;
-	assert_int_equal(ring_pool_bufs(&c), 1);
+	assert_int_equal(ring_pool_bufs(&c), c.queue_depth);
 	c.queue_depth = 64;
-	assert_int_equal(ring_pool_bufs(&c), RING_POOL_BUFS);
-	c.pool_bufs = 32;
-	assert_int_equal(ring_pool_bufs(&c), 32);
+	assert_int_equal(ring_pool_bufs(&c), 64);
+	c.pool_bufs = 2;
+	assert_int_equal(ring_pool_bufs(&c), 2);
 }
 
 int main(void)
