@@ -13,9 +13,13 @@
  * Without THP (mode "never", or no huge page free) the region simply keeps
  * 4 KiB pages: the advice is not a requirement.
  *
- * The region is faulted in here, once: the kernel's copies must not fault
- * on the serving path, and a region that cannot be backed should fail at
- * setup, not in the middle of a request.
+ * A region a queue will use is faulted in here, once: the kernel's copies
+ * must not fault on the serving path, and a region that cannot be backed
+ * should fail at setup, not in the middle of a request. A region that may
+ * never be used (the queue of a CPU that is offline: the kernel has a
+ * queue per possible CPU, and only clients running on that CPU use it) is
+ * left to fault page by page on first use, so that it costs address space
+ * and nothing else until then.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -28,7 +32,7 @@
 #define HUGE_SZ ((size_t)2 << 20)
 
 /* 0, or -1 when the memory cannot be had (madvise's ENOMEM, EFAULT...) */
-static int populate(char *p, size_t len)
+static int prefault(char *p, size_t len)
 {
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
 
@@ -44,18 +48,27 @@ static int populate(char *p, size_t len)
 	return 0;
 }
 
-void *buf_map(size_t len)
+void *buf_map(size_t len, bool populate)
 {
 	char *raw, *p;
 	size_t rawlen;
 
 	if (len < HUGE_SZ) {
-		/* populate() below, not MAP_POPULATE: that one maps memory
+		/* prefault() below, not MAP_POPULATE: that one maps memory
 		 * it cannot back and says nothing */
 		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED)
 			return NULL;
+#ifdef MADV_NOHUGEPAGE
+		/* Too small for a huge page of its own; but merged with a
+		 * neighbouring mapping, THP "always" backs it with one it
+		 * shares: a pool registered by two rings then pins (and
+		 * charges to RLIMIT_MEMLOCK) the whole 2 MiB in each
+		 * (io_buffer_account_pin()). Seen with the 1 MiB pools of
+		 * offline CPUs' queues: VmPin 102 MiB for 78 MiB of pools. */
+		(void)madvise(p, len, MADV_NOHUGEPAGE);
+#endif
 	} else {
 		/* Over-allocate by 2 MiB, keep the aligned part, give back
 		 * the rest: each end is unmapped separately, so the region
@@ -76,7 +89,7 @@ void *buf_map(size_t len)
 		(void)madvise(p, len, MADV_HUGEPAGE);
 #endif
 	}
-	if (populate(p, len)) {
+	if (populate && prefault(p, len)) {
 		munmap(p, len);
 		return NULL;
 	}

@@ -226,7 +226,7 @@ void fring_config_help(FILE *out)
 	      "(default 256)\n"
 	      "    queue_depth=N          ring entries per queue (default 8)\n"
 	      "    threads=N              ring threads (default: one per "
-	      "queue)\n"
+	      "online CPU)\n"
 	      "    pool_bufs=N            buffers per queue pool (bufpool "
 	      "rungs; default: queue_depth)\n"
 	      "    inline_max=N           ring: data helper transfers up to N "

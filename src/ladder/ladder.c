@@ -44,13 +44,17 @@ static void memory_report(const struct fring_session *se,
 	char lim[32];
 
 	memlock_limit_str(ml, lim, sizeof(lim));
-	fr_info("memory: %u queues x %u entries, up to %zu KiB a request: "
-		"uring %zu KiB of entry buffers; bufpool %zu KiB of pools; "
-		"bufpool-registered and zerocopy the same pools, pinned; "
-		"RLIMIT_MEMLOCK %s%s: io_uring charges the pinned pools to it, "
-		"and on some kernels %zu KiB for %u ring%s of %u entries",
-		z->queues, se->cfg.queue_depth, z->payload / 1024,
-		z->entries / 1024, z->pools / 1024, lim,
+	fr_info("memory: %u queues (%u of online CPUs) x %u entries, %u "
+		"ring thread%s, up to %zu KiB a request: uring %zu KiB of "
+		"entry buffers; bufpool %zu KiB of pools; bufpool-registered "
+		"and zerocopy %zu KiB of pools, pinned (buffers of the online "
+		"CPUs' queues faulted in at the start, the others' on first "
+		"use); RLIMIT_MEMLOCK %s%s: io_uring charges the pinned pools "
+		"to it, and on some kernels %zu KiB for %u ring%s of %u "
+		"entries",
+		z->queues, z->online, se->cfg.queue_depth, z->plan.nthreads,
+		z->plan.nthreads == 1 ? "" : "s", z->payload / 1024,
+		z->entries / 1024, z->pools / 1024, z->pool_locked / 1024, lim,
 		ml->charged ? "" : " (CAP_IPC_LOCK: nothing charged)",
 		z->plan.locked / 1024, z->plan.nthreads,
 		z->plan.nthreads == 1 ? "" : "s", z->plan.entries);
@@ -202,14 +206,22 @@ static void rung_detail(char *buf, size_t len, enum fring_transport t,
 			const struct ring_sizes *z)
 {
 	size_t per = z->pools / z->queues / 1024;
+	char off[96] = "";
 
+	/* a registered pool of an offline CPU's queue has one buffer */
+	if (z->online < z->queues && t != FRING_TRANSPORT_BUFPOOL)
+		snprintf(off, sizeof(off),
+			 " (%zu KiB for the %u queues of "
+			 "offline CPUs)",
+			 z->payload / 1024, z->queues - z->online);
 	if (t == FRING_TRANSPORT_ZEROCOPY)
 		snprintf(buf, len,
-			 "pools %zu KiB per queue, pinned; client pages in a "
+			 "pools %zu KiB per queue%s, pinned; client pages in a "
 			 "fixed-buffer slot per entry",
-			 per);
+			 per, off);
 	else if (t == FRING_TRANSPORT_BUFPOOL_REGISTERED)
-		snprintf(buf, len, "pools %zu KiB per queue, pinned", per);
+		snprintf(buf, len, "pools %zu KiB per queue%s, pinned", per,
+			 off);
 	else if (t == FRING_TRANSPORT_BUFPOOL)
 		snprintf(buf, len, "pools %zu KiB per queue", per);
 	else

@@ -98,14 +98,16 @@ FRING_HIDDEN void ladder_probe(const struct fring_config *cfg,
 /*
  * What the ring rungs allocate: max_payload_sz
  * (doc/kernel-protocol.md, "Ring payload size"), the uring entry buffers
- * and the pools over all queues, the rings, and what the rings and a
- * registered pool charge to RLIMIT_MEMLOCK.
+ * and the pools over all queues (mapped; those of offline CPUs' queues
+ * fault on first use, ring.h), the rings, and what the rings and the
+ * registered pools (one buffer for an offline CPU's queue) charge to
+ * RLIMIT_MEMLOCK.
  */
 struct ring_sizes {
 	size_t payload;
 	size_t entries, pools;
 	size_t pool_locked; /* all queues' pools, registered */
-	unsigned queues, pool_bufs;
+	unsigned queues, online, pool_bufs;
 	struct ring_plan plan;
 };
 /* payload 0: the negotiated one after INIT, else estimated from max_write */
@@ -120,6 +122,10 @@ FRING_HIDDEN size_t rung_locked(const struct ring_sizes *z,
 				enum fring_transport t);
 FRING_HIDDEN size_t rung_pinned(const struct ring_sizes *z,
 				enum fring_transport t);
+/* What rung t's buffers occupy once set up: the online CPUs' queues', and
+ * every registered pool. */
+FRING_HIDDEN size_t rung_faulted(const struct ring_sizes *z,
+				 enum fring_transport t);
 /* "RLIMIT_MEMLOCK ... is below the ... io_uring pins for the pools": the
  * limit, what t's pools need, and what to do. */
 FRING_HIDDEN void pools_why(char *buf, size_t len,

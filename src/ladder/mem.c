@@ -40,6 +40,14 @@ void memlock_limit_str(const struct memlock *m, char *buf, size_t len)
 		snprintf(buf, len, "%llu KiB", m->limit / 1024);
 }
 
+/* What registering every queue's pool pins, with b buffers in an online
+ * CPU's pool and one in another's */
+static size_t pinned_pools(const struct ring_sizes *z, unsigned b)
+{
+	return z->online * ring_pool_locked_bytes(z->payload * b) +
+	       (z->queues - z->online) * ring_pool_locked_bytes(z->payload);
+}
+
 void ladder_sizes(const struct fring_session *se, size_t payload,
 		  struct ring_sizes *z)
 {
@@ -55,12 +63,30 @@ void ladder_sizes(const struct fring_session *se, size_t payload,
 	}
 	z->payload = FRING_ALIGN_UP(sz, FRING_PAGE);
 	z->queues = ring_nr_queues();
-	z->pool_bufs = se->cfg.pool_bufs ? se->cfg.pool_bufs : depth;
+	z->online = ring_online_map(NULL, z->queues);
+	z->pool_bufs = ring_pool_bufs(&se->cfg);
+	/* every queue has its buffers or pool, mapped; those of offline
+	 * CPUs' queues fault on first use, but a registered pool is pinned,
+	 * so they get one buffer (ring.h) */
 	z->entries = z->payload * depth * z->queues;
 	z->pools = z->payload * z->pool_bufs * z->queues;
-	z->pool_locked =
-		z->queues * ring_pool_locked_bytes(z->payload * z->pool_bufs);
-	ring_plan(z->queues, se->cfg.threads, depth, &z->plan);
+	z->pool_locked = pinned_pools(z, z->pool_bufs);
+	ring_plan(z->queues, z->online, se->cfg.threads, depth, &z->plan);
+}
+
+size_t rung_faulted(const struct ring_sizes *z, enum fring_transport t)
+{
+	switch (t) {
+	case FRING_TRANSPORT_URING:
+		return z->entries / z->queues * z->online;
+	case FRING_TRANSPORT_BUFPOOL:
+		return z->pools / z->queues * z->online;
+	case FRING_TRANSPORT_BUFPOOL_REGISTERED:
+	case FRING_TRANSPORT_ZEROCOPY:
+		return z->pool_locked;
+	default:
+		return 0;
+	}
 }
 
 static bool pinned(enum fring_transport t)
@@ -97,11 +123,11 @@ static size_t need_at(const struct fring_session *se,
 	if (rings) {
 		struct ring_plan p;
 
-		ring_plan(z->queues, se->cfg.threads, d, &p);
+		ring_plan(z->queues, z->online, se->cfg.threads, d, &p);
 		need = p.locked;
 	}
 	if (pinned(t))
-		need += z->queues * ring_pool_locked_bytes(z->payload * b);
+		need += pinned_pools(z, b);
 	return need;
 }
 
@@ -111,12 +137,14 @@ static unsigned fitting_depth(const struct fring_session *se,
 			      const struct memlock *m, enum fring_transport t,
 			      const struct ring_sizes *z, bool rings)
 {
-	for (unsigned d = se->cfg.queue_depth; d-- > 1;)
+	for (unsigned d = se->cfg.queue_depth; d-- > 1;) {
+		struct fring_config c = se->cfg;
+
+		c.queue_depth = d;
 		if (memlock_fits(
-			    m,
-			    need_at(se, z, t, rings, d,
-				    se->cfg.pool_bufs ? se->cfg.pool_bufs : d)))
+			    m, need_at(se, z, t, rings, d, ring_pool_bufs(&c))))
 			return d;
+	}
 	return 0;
 }
 
@@ -155,16 +183,28 @@ void pools_why(char *buf, size_t len, const struct fring_session *se,
 	       const struct ring_sizes *z)
 {
 	size_t need = kib_up(rung_pinned(z, t));
-	char lim[32], fix[80];
+	char lim[32], fix[80], pools[128];
 
 	memlock_limit_str(m, lim, sizeof(lim));
 	smaller(fix, sizeof(fix), se, m, t, z, false);
+	if (z->online < z->queues)
+		snprintf(pools, sizeof(pools),
+			 "%u pools (%u of %zu KiB, for the online CPUs' "
+			 "queues, and %u of %zu KiB)",
+			 z->queues, z->online,
+			 kib_up(ring_pool_locked_bytes(z->payload *
+						       z->pool_bufs)),
+			 z->queues - z->online,
+			 kib_up(ring_pool_locked_bytes(z->payload)));
+	else
+		snprintf(pools, sizeof(pools), "%u pool%s of %zu KiB",
+			 z->queues, z->queues == 1 ? "" : "s",
+			 kib_up(z->pool_locked / z->queues));
 	snprintf(buf, len,
-		 "RLIMIT_MEMLOCK %s is below the %zu KiB io_uring pins for %u "
-		 "pool%s of %zu KiB (none with CAP_IPC_LOCK): raise it "
-		 "(ulimit -l %zu, LimitMEMLOCK=%zuK)%s",
-		 lim, need, z->queues, z->queues == 1 ? "" : "s",
-		 kib_up(z->pool_locked / z->queues), need, need, fix);
+		 "RLIMIT_MEMLOCK %s is below the %zu KiB io_uring pins for %s "
+		 "(none with CAP_IPC_LOCK): raise it (ulimit -l %zu, "
+		 "LimitMEMLOCK=%zuK)%s",
+		 lim, need, pools, need, need, fix);
 }
 
 void build_why(char *buf, size_t len, int err, const struct fring_session *se,

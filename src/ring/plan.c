@@ -21,6 +21,7 @@
  * registered ring descriptor are never charged.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -46,9 +47,26 @@ size_t ring_page_size(void)
 	return pg > 0 ? (size_t)pg : FRING_PAGE;
 }
 
-unsigned ring_nthreads(unsigned threads, unsigned nqueues)
+/* -o threads=N, else one thread per online CPU: the queues of offline
+ * CPUs only serve clients of a CPU that comes online later, and share the
+ * threads (ring_prepare() spreads them). */
+unsigned ring_nthreads(unsigned threads, unsigned nqueues, unsigned nonline)
 {
-	return threads && threads < nqueues ? threads : nqueues;
+	unsigned n = threads ? threads : nonline ? nonline : 1;
+
+	return n < nqueues ? n : nqueues;
+}
+
+/* Buffers per queue pool: -o pool_bufs=N, else queue_depth. Nearly every
+ * request holds a pool buffer while it is served (an answer's arguments are
+ * copied through it too); only zero-copied READs need none. So fewer
+ * buffers than entries is a smaller queue depth for everything but those:
+ * in the 7.3 guest pool_bufs=4 made pool_waits 16% of the requests of a
+ * 4 KiB random read at iodepth 32 on bufpool-registered, 2 up to 33% of
+ * every job's (doc/transports.md, "Memory and threads"). */
+unsigned ring_pool_bufs(const struct fring_config *cfg)
+{
+	return cfg->pool_bufs ? cfg->pool_bufs : cfg->queue_depth;
 }
 
 /* The SQEs of a thread's ring serving nq queues (rt_setup() builds it so):
@@ -82,15 +100,16 @@ size_t ring_locked_bytes(unsigned entries)
 	return align_up(rings, pg) + align_up((size_t)entries * SQE_BYTES, pg);
 }
 
-void ring_plan(unsigned nqueues, unsigned threads, unsigned depth,
-	       struct ring_plan *p)
+void ring_plan(unsigned nqueues, unsigned nonline, unsigned threads,
+	       unsigned depth, struct ring_plan *p)
 {
-	unsigned n = ring_nthreads(threads, nqueues);
+	unsigned n = ring_nthreads(threads, nqueues, nonline);
 
 	p->nthreads = n;
 	p->entries = 0;
 	p->locked = 0;
-	/* queue q is served by thread q % n (ring_prepare()) */
+	/* the queues are dealt out to the threads in turn (ring_prepare());
+	 * each ring has room for every entry its queues may grow to */
 	for (unsigned t = 0; t < n; t++) {
 		unsigned nq = nqueues / n + (t < nqueues % n);
 		unsigned e = ring_sq_entries(nq, depth);
@@ -106,34 +125,71 @@ size_t ring_pool_locked_bytes(size_t pool_len)
 	return align_up(pool_len, ring_page_size());
 }
 
-static unsigned possible_cpus(void)
+/*
+ * A sysfs CPU list ("0-3,6,8-9"): how many CPUs it names, and for each
+ * below n whether it is in it (map may be NULL). -1 when it cannot be
+ * read.
+ */
+static int cpu_list(const char *path, bool *map, unsigned n)
 {
-	FILE *f = fopen("/sys/devices/system/cpu/possible", "re");
+	FILE *f = fopen(path, "re");
 	unsigned count = 0, a, b;
 	int c;
 
 	if (!f)
-		return (unsigned)sysconf(_SC_NPROCESSORS_CONF);
-	/* a list like "0-3,6,8-9" */
+		return -1;
+	if (map)
+		memset(map, 0, n * sizeof(*map));
 	while (fscanf(f, "%u", &a) == 1) {
 		b = a;
 		c = fgetc(f);
 		if (c == '-') {
-			if (fscanf(f, "%u", &b) != 1)
+			if (fscanf(f, "%u", &b) != 1 || b < a)
 				break;
 			c = fgetc(f);
 		}
 		count += b - a + 1;
+		for (unsigned i = a; map && i <= b && i < n; i++)
+			map[i] = true;
 		if (c != ',')
 			break;
 	}
 	fclose(f);
-	return count ? count : 1;
+	return count ? (int)count : -1;
 }
 
 unsigned ring_nr_queues(void)
 {
-	return possible_cpus();
+	int n = cpu_list("/sys/devices/system/cpu/possible", NULL, 0);
+
+	if (n < 1)
+		n = (int)sysconf(_SC_NPROCESSORS_CONF);
+	return n < 1 ? 1 : (unsigned)n;
+}
+
+unsigned ring_online_map(bool *online, unsigned nqueues)
+{
+	bool mine[online ? 1 : nqueues];
+	bool *map = online ? online : mine;
+	unsigned count = 0;
+
+	if (cpu_list("/sys/devices/system/cpu/online", map, nqueues) < 0) {
+		/* no sysfs: the first CPUs, as many as are online */
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		for (unsigned q = 0; q < nqueues; q++)
+			map[q] = n < 1 || q < (unsigned long)n;
+	}
+	for (unsigned q = 0; q < nqueues; q++)
+		count += map[q];
+	/* a queue for a CPU past the possible ones cannot exist; with none
+	 * online (a broken list), treat every queue as online */
+	if (!count) {
+		for (unsigned q = 0; q < nqueues; q++)
+			map[q] = true;
+		count = nqueues;
+	}
+	return count;
 }
 
 /*

@@ -27,17 +27,26 @@ char *ring_pool_buf(const struct fring_queue *q, size_t bsz, uint32_t off)
 	return q->pool + off;
 }
 
-/* One contiguous, pre-faulted region (bufmem.c); buffer i is at
- * i * payload_sz (fuse_uring_add_bufpool). */
+/*
+ * One contiguous region (bufmem.c); buffer i is at i * payload_sz
+ * (fuse_uring_add_bufpool). An online CPU's queue gets pool_bufs buffers,
+ * faulted in now. Another's pool faults on first use, if ever (only
+ * clients of that CPU, brought online later, use it), so it may be as
+ * large at no cost; unless it is registered: io_uring pins (and faults)
+ * all of it then, so it gets the one buffer the kernel needs.
+ */
 int rt_alloc_pool(struct ring_thread *rt, struct fring_queue *q)
 {
 	struct ring_state *rs = rt->rs;
+	struct ring_queue *rq = ring_q(q);
 	int ret = fault_hit(FAULT_POOL_ALLOC);
 
 	if (ret)
 		return ret;
-	q->pool_len = (size_t)rs->pool_bufs * rs->payload_sz;
-	q->pool = buf_map(q->pool_len);
+	rq->nbufs =
+		rq->online || rs->pool != POOL_REGISTERED ? rs->pool_bufs : 1;
+	q->pool_len = (size_t)rq->nbufs * rs->payload_sz;
+	q->pool = buf_map(q->pool_len, rq->online);
 	return q->pool ? 0 : -ENOMEM;
 }
 

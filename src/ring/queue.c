@@ -75,6 +75,14 @@ void ring_commit(struct ring_thread *rt, struct fring_req *req)
 	ring_ent(req)->commit_held = false;
 	if (ring_ent(req)->zc_staged && rt_stage(rt, req))
 		return;
+	if (ring_ent(req)->holds_buf) {
+		struct ring_queue *rq = ring_q(req->q);
+
+		/* the kernel frees the buffer when it sees the commit */
+		ring_ent(req)->holds_buf = false;
+		if (!rq->bufs_unsent++)
+			rt->unsent[rt->nunsent++] = rq;
+	}
 	sqe = rt_sqe(rt);
 	ring_prep_commit(sqe, req->q->fd, req->q->qid, ring_ent(req)->commit_id,
 			 req->q->pool_index, ud_make(req, UD_ENTRY));
@@ -222,6 +230,31 @@ static void rt_drain_handoff(struct ring_thread *rt)
 	}
 }
 
+/*
+ * A request on a pool queue that may hold one of its buffers until it is
+ * committed: any but a zero-copied READ. The kernel gives a buffer to
+ * every request with arguments to copy either way
+ * (fuse_uring_req_has_copyable_payload()): nearly all of them, since an
+ * answer's arguments count (a zero-copied WRITE's write_out too); the
+ * exceptions (RELEASE, FLUSH, ...) are counted as well. A buffer is free
+ * again when the kernel takes the commit, at the next submission
+ * (rt_submit_wait()). When such requests hold every buffer while the queue
+ * has more entries, the next one with a payload waits in the kernel for a
+ * buffer although an entry is free (fuse_uring_queue_fuse_req()):
+ * pool_waits counts those moments, an upper bound of the waits, which the
+ * kernel does not report.
+ */
+static void pool_note(struct fring_req *req)
+{
+	struct ring_queue *rq = ring_q(req->q);
+
+	if (ring_ent(req)->zc == ZC_READ)
+		return;
+	ring_ent(req)->holds_buf = true;
+	if (++rq->bufs_held >= rq->nbufs && req->q->nslots > rq->nbufs)
+		stat_add(req->q, pool_waits, 1);
+}
+
 void rt_entry_request(struct ring_thread *rt, struct fring_req *req)
 {
 	struct fuse_uring_req_header *h = &ring_ent(req)->hdr;
@@ -263,6 +296,7 @@ void rt_entry_request(struct ring_thread *rt, struct fring_req *req)
 		}
 		if (psz)
 			stat_add(req->q, pool_requests, 1);
+		pool_note(req);
 	}
 	if (psz > req->datasz || ext > psz) {
 		fring_reject(req, ih, "payload size out of range");
@@ -362,6 +396,15 @@ int rt_submit_wait(struct ring_thread *rt)
 	if (!ret)
 		ret = io_uring_submit_and_wait(&rt->ring, 1);
 	kernel_order();
+	if (ret >= 0) {
+		/* the commits went in: their pool buffers are free */
+		while (rt->nunsent) {
+			struct ring_queue *rq = rt->unsent[--rt->nunsent];
+
+			rq->bufs_held -= rq->bufs_unsent;
+			rq->bufs_unsent = 0;
+		}
+	}
 	return ret;
 }
 

@@ -15,6 +15,19 @@
 /* ---------------- plan.c ---------------- */
 /* The kernel's queues: one per possible CPU. */
 FRING_HIDDEN unsigned ring_nr_queues(void);
+/* Which of the queues' CPUs are online now (online[q] for q < nqueues;
+ * online may be NULL), and how many. */
+FRING_HIDDEN unsigned ring_online_map(bool *online, unsigned nqueues);
+/*
+ * The memory of a queue, by whether its CPU was online at the start.
+ * Online: queue_depth entries; their buffers (uring) or its pool of
+ * ring_pool_bufs() buffers faulted in at the start. Offline (it serves
+ * only clients of a CPU brought online later): one entry, whose buffer
+ * (uring) or pool faults on first use, except a registered pool, which
+ * io_uring pins when it is registered: one buffer then. An offline
+ * queue's first request grows it to queue_depth entries.
+ */
+FRING_HIDDEN unsigned ring_pool_bufs(const struct fring_config *cfg);
 /* The rings a session builds, and what the kernel charges for them to
  * RLIMIT_MEMLOCK (without CAP_IPC_LOCK). */
 struct ring_plan {
@@ -23,10 +36,13 @@ struct ring_plan {
 	size_t locked;	   /* bytes charged for all the rings */
 };
 FRING_HIDDEN size_t ring_page_size(void);
-FRING_HIDDEN unsigned ring_nthreads(unsigned threads, unsigned nqueues);
+/* -o threads=N (0: one per online CPU), for nqueues queues */
+FRING_HIDDEN unsigned ring_nthreads(unsigned threads, unsigned nqueues,
+				    unsigned nonline);
 FRING_HIDDEN unsigned ring_sq_entries(unsigned nq, unsigned depth);
 FRING_HIDDEN size_t ring_locked_bytes(unsigned entries);
-FRING_HIDDEN void ring_plan(unsigned nqueues, unsigned threads, unsigned depth,
+FRING_HIDDEN void ring_plan(unsigned nqueues, unsigned nonline,
+			    unsigned threads, unsigned depth,
 			    struct ring_plan *p);
 /* what registering a pool of pool_len bytes charges */
 FRING_HIDDEN size_t ring_pool_locked_bytes(size_t pool_len);

@@ -33,6 +33,7 @@ struct ring_ent {
 	enum { ZC_NONE, ZC_READ, ZC_WRITE } zc;
 	uint16_t zc_slot;
 	bool commit_held; /* answered while fixed ops were in flight */
+	bool holds_buf;	  /* may hold a pool buffer until committed */
 	unsigned zc_inflight;
 	uint32_t zc_size; /* bytes in (WRITE) or asked for (READ) */
 	uint32_t zc_moved;
@@ -98,6 +99,9 @@ struct ring_thread {
 	struct io_uring ring;
 	struct fring_queue **qs; /* the kernel queues this thread serves */
 	unsigned nq;
+	/* pool queues with commits not yet submitted (bufs_unsent) */
+	struct ring_queue **unsent;
+	unsigned nunsent;
 	unsigned total_entries;
 	unsigned dead_entries;
 	unsigned in_kernel;
@@ -140,11 +144,26 @@ enum pool_mode {
 	POOL_REGISTERED, /* the pool is also an io_uring fixed buffer */
 };
 
+/* What the ring keeps per kernel queue (ring_state.rq, by qid). */
+struct ring_queue {
+	/* its CPU was online at the start: its memory is faulted in then
+	 * (ring.h) */
+	bool online;
+	/* pool queues (the queue's thread only): the pool's buffers; how
+	 * many requests may hold one, as the kernel sees it: from their
+	 * arrival until their commit is submitted; of those, how many have
+	 * their commit written but not submitted (pool_note()) */
+	unsigned nbufs;
+	unsigned bufs_held;
+	unsigned bufs_unsent;
+};
+
 struct ring_state {
 	struct fring_session *se;
+	struct ring_queue *rq; /* [se->nqueues] */
 	enum pool_mode pool;
 	bool zero_copy;	    /* registered pools plus client pages in slots */
-	unsigned pool_bufs; /* buffers per queue pool */
+	unsigned pool_bufs; /* buffers per pool of an online CPU's queue */
 	struct ring_thread *threads;
 	unsigned nthreads;
 	unsigned depth;
@@ -160,6 +179,11 @@ struct ring_state {
 	/* an io_uring_enter error that ended the session: its exit status */
 	_Atomic int fatal_err;
 };
+
+static inline struct ring_queue *ring_q(const struct fring_queue *q)
+{
+	return &q->rt->rs->rq[q->qid];
+}
 
 /* A handler's own I/O on the ring, completed on the queue thread. */
 struct ring_io {

@@ -2,10 +2,11 @@
 /*
  * The ring's setup and teardown (as liburing keeps setup.c apart from the
  * queue): the main thread builds the ring state and starts one thread per
- * ring; each thread pins itself, allocates its entries (local memory) and
- * its ring, reports, and waits for INIT's answer to serve (queue.c) or to
- * give up. Then the main thread stops, joins and frees them. A ring
- * command the kernel refuses later is recorded here for the run thread.
+ * ring (by default one per online CPU); each thread pins itself, allocates its
+ * entries (local memory) and its ring, reports, and waits for INIT's answer to
+ * serve (queue.c) or to give up. Then the main thread stops, joins and frees
+ * them. A ring command the kernel refuses later is recorded here for the run
+ * thread.
  */
 #include <errno.h>
 #include <sched.h>
@@ -30,20 +31,24 @@ static void rt_pin(struct ring_thread *rt)
 	for (unsigned i = 0; i < rt->nq; i++)
 		CPU_SET(rt->qs[i]->qid, &set);
 	/* Pinning is for locality only; failing it costs speed, not
-	 * correctness (the kernel routes by the client's CPU). */
+	 * correctness (the kernel routes by the client's CPU). Of the CPUs
+	 * set, the scheduler uses the online ones; a thread whose CPUs are
+	 * all offline is refused and runs anywhere. */
 	if (sched_setaffinity(0, sizeof(set), &set))
 		fr_dbg("ring thread %u: cannot pin: %s", rt->idx,
 		       strerror(errno));
 }
 
 /* Entries are allocated by the thread after pinning, so their memory is
- * local to the queue's CPU. */
+ * local to the queue's CPU. Every queue gets queue_depth entries; what they
+ * cost depends on whether its CPU is online (ring.h, ring_pool_bufs()). */
 static int rt_alloc_entries(struct ring_thread *rt)
 {
 	struct ring_state *rs = rt->rs;
 
 	for (unsigned i = 0; i < rt->nq; i++) {
 		struct fring_queue *q = rt->qs[i];
+		bool online = ring_q(q)->online;
 		size_t total = (size_t)rs->depth * rs->payload_sz;
 		char *payloads = NULL;
 
@@ -53,9 +58,11 @@ static int rt_alloc_entries(struct ring_thread *rt)
 		if (rs->pool != POOL_NONE && rt_alloc_pool(rt, q))
 			return -ENOMEM;
 		/* The queue's payload buffers in one region (huge pages,
-		 * bufmem.c); each entry unmaps its own part at the end. */
+		 * bufmem.c), faulted in now for an online CPU's queue, on
+		 * first use for the others; each entry unmaps its own part
+		 * at the end. */
 		if (rs->pool == POOL_NONE) {
-			payloads = buf_map(total);
+			payloads = buf_map(total, online);
 			if (!payloads)
 				return -ENOMEM;
 		}
@@ -158,7 +165,8 @@ static void *rt_main(void *arg)
 int ring_prepare(struct fring_session *se)
 {
 	struct ring_state *rs = calloc(1, sizeof(*rs));
-	unsigned nthreads;
+	bool online[se->nqueues];
+	unsigned nthreads, nonline, next = 0;
 	int err = 0;
 
 	if (!rs)
@@ -172,7 +180,7 @@ int ring_prepare(struct fring_session *se)
 			   ? POOL_REGISTERED
 		   : se->transport == FRING_TRANSPORT_BUFPOOL ? POOL_PLAIN
 							      : POOL_NONE;
-	rs->pool_bufs = se->cfg.pool_bufs ? se->cfg.pool_bufs : rs->depth;
+	rs->pool_bufs = ring_pool_bufs(&se->cfg);
 	rs->payload_sz =
 		FRING_ALIGN_UP(init_payload_size(&se->conn), FRING_PAGE);
 	pthread_mutex_init(&rs->lock, NULL);
@@ -186,7 +194,13 @@ int ring_prepare(struct fring_session *se)
 		return -EINVAL;
 	}
 
-	nthreads = ring_nthreads(se->cfg.threads, se->nqueues);
+	rs->rq = calloc(se->nqueues, sizeof(*rs->rq));
+	if (!rs->rq)
+		return -ENOMEM;
+	nonline = ring_online_map(online, se->nqueues);
+	for (unsigned q = 0; q < se->nqueues; q++)
+		rs->rq[q].online = online[q];
+	nthreads = ring_nthreads(se->cfg.threads, se->nqueues, nonline);
 	if (rs->zero_copy) {
 		/* a thread's table: its pools plus a slot per entry */
 		unsigned per = (se->nqueues + nthreads - 1) / nthreads;
@@ -212,21 +226,30 @@ int ring_prepare(struct fring_session *se)
 		rt->stage_fd = -1;
 		pthread_mutex_init(&rt->lock, NULL);
 		rt->qs = calloc(se->nqueues, sizeof(*rt->qs));
-		if (!rt->qs)
+		rt->unsent = calloc(se->nqueues, sizeof(*rt->unsent));
+		if (!rt->qs || !rt->unsent)
 			return -ENOMEM;
 	}
-	/* queue q belongs to thread q % nthreads */
-	for (unsigned q = 0; q < se->nqueues; q++) {
-		struct ring_thread *rt = &rs->threads[q % nthreads];
-		struct fring_queue *fq = &se->queues[q];
+	/* The queues are dealt out to the threads in turn, those of online
+	 * CPUs first: each thread serves its share of the CPUs that run
+	 * clients, then of the others (by default one thread per online
+	 * CPU, each with its CPU's queue). */
+	for (int pass = 1; pass >= 0; pass--) {
+		for (unsigned q = 0; q < se->nqueues; q++) {
+			struct ring_thread *rt;
+			struct fring_queue *fq = &se->queues[q];
 
-		fq->rt = rt;
-		fq->qid = (uint16_t)q;
-		fq->tp = &fring_tp_ring;
-		fq->fd = se->fd;
-		fq->pool_index = -1;
-		rt->qs[rt->nq++] = fq;
-		rt->total_entries += rs->depth;
+			if (online[q] != pass)
+				continue;
+			rt = &rs->threads[next++ % nthreads];
+			fq->rt = rt;
+			fq->qid = (uint16_t)q;
+			fq->tp = &fring_tp_ring;
+			fq->fd = se->fd;
+			fq->pool_index = -1;
+			rt->qs[rt->nq++] = fq;
+			rt->total_entries += rs->depth;
+		}
 	}
 	for (unsigned t = 0; t < nthreads; t++) {
 		struct ring_thread *rt = &rs->threads[t];
@@ -323,6 +346,7 @@ void ring_free(struct fring_session *se)
 		ring_io_free_all(rt);
 		pthread_mutex_destroy(&rt->lock);
 		free(rt->qs);
+		free(rt->unsent);
 	}
 	for (unsigned q = 0; q < se->nqueues; q++) {
 		struct fring_queue *fq = &se->queues[q];
@@ -332,6 +356,7 @@ void ring_free(struct fring_session *se)
 		fq->pool = NULL;
 	}
 	free(rs->threads);
+	free(rs->rq);
 	pthread_mutex_destroy(&rs->lock);
 	pthread_cond_destroy(&rs->cond);
 	free(rs);

@@ -71,6 +71,7 @@ static struct {
 	enum fz_framing framing;
 	struct ring_state rs;
 	struct ring_thread rt;
+	struct ring_queue rq; /* the queue's (qid 0) ring state */
 	char *pool;
 	/* the record being served */
 	uint8_t answer, param;
@@ -803,6 +804,11 @@ static void session_setup(const uint8_t *head)
 	fz.framing = (enum fz_framing)(head[0] % FZ_NFRAMINGS);
 	memset(&fz.rs, 0, sizeof(fz.rs));
 	memset(&fz.rt, 0, sizeof(fz.rt));
+	memset(&fz.rq, 0, sizeof(fz.rq));
+	fk.q->qid = 0;
+	fz.rq.online = true;
+	fz.rq.nbufs = FZ_POOL_BUFS;
+	fz.rs.rq = &fz.rq;
 	fz.pool = NULL;
 	if (fz.framing == FZ_DEV) {
 		fk.se->transport = FRING_TRANSPORT_DEV;

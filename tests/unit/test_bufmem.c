@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bufmem.c: payload buffer memory is zeroed, resident from the start,
- * 2 MiB-aligned and advised for huge pages from 2 MiB on, and can be
- * unmapped in the parts the ring entries own.
+ * bufmem.c: payload buffer memory is zeroed, resident from the start (or,
+ * asked so, faulted only on first use), 2 MiB-aligned and advised for huge
+ * pages from 2 MiB on, and can be unmapped in the parts the ring entries
+ * own.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -75,13 +76,21 @@ static size_t region_info(const void *p, char *flags, size_t n)
 static void test_small_region(void **state)
 {
 	size_t len = 16 * page();
-	char *p = buf_map(len);
+	char *p = buf_map(len, true);
 
 	(void)state;
 	assert_non_null(p);
 	assert_int_equal((uintptr_t)p % page(), 0);
 	assert_resident(p, len);
 	assert_zero(p, len);
+	/* never a huge page shared with a neighbour ("nh") */
+	if (access("/sys/kernel/mm/transparent_hugepage", F_OK) == 0) {
+		char flags[512];
+
+		assert_int_equal(region_info(p, flags, sizeof(flags)),
+				 len / 1024);
+		assert_non_null(strstr(flags, " nh"));
+	}
 	memset(p, 0xa5, len);
 	assert_int_equal(munmap(p, len), 0);
 }
@@ -89,7 +98,7 @@ static void test_small_region(void **state)
 static void test_large_region(void **state)
 {
 	size_t len = 8 * MIB + 4 * page(); /* not a multiple of 2 MiB */
-	char *p = buf_map(len);
+	char *p = buf_map(len, true);
 	bool thp = access("/sys/kernel/mm/transparent_hugepage", F_OK) == 0;
 
 	unsigned char v;
@@ -129,11 +138,47 @@ static void test_large_region(void **state)
 	assert_int_equal(errno, ENOMEM);
 }
 
+/* no page resident in [p, p + len) */
+static void assert_absent(char *p, size_t len)
+{
+	size_t n = len / page();
+	unsigned char *vec = malloc(n);
+
+	assert_non_null(vec);
+	assert_int_equal(mincore(p, len, vec), 0);
+	for (size_t i = 0; i < n; i++)
+		if (vec[i] & 1)
+			fail_msg("page %zu of %zu is resident", i, n);
+	free(vec);
+}
+
+/* The memory of an offline CPU's queue: mapped, aligned and advised as
+ * any, but nothing resident until used; then zeroed like the rest. */
+static void test_lazy_region(void **state)
+{
+	size_t len = 4 * MIB;
+	char *p = buf_map(len, false);
+	char *q = buf_map(16 * page(), false);
+
+	(void)state;
+	assert_non_null(p);
+	assert_non_null(q);
+	assert_int_equal((uintptr_t)p % (2 * MIB), 0);
+	assert_absent(p, len);
+	assert_absent(q, 16 * page());
+	assert_zero(p + 3 * MIB, page());
+	p[MIB] = 1;
+	assert_resident(p + MIB, page());
+	assert_int_equal(munmap(p, len), 0);
+	assert_int_equal(munmap(q, 16 * page()), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_small_region),
 		cmocka_unit_test(test_large_region),
+		cmocka_unit_test(test_lazy_region),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

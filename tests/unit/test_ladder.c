@@ -564,15 +564,46 @@ static void test_ring_charge(void **state)
 	assert_int_equal(ring_sq_entries(1, 8), 32);
 	assert_int_equal(ring_sq_entries(1, 64), 256);
 	assert_int_equal(ring_sq_entries(2, 64), 512);
-	ring_plan(2, 0, 64, &p);
+	ring_plan(2, 2, 0, 64, &p);
 	assert_int_equal(p.nthreads, 2);
 	assert_int_equal(p.entries, 256);
 	assert_int_equal(p.locked, 22 * 4096);
-	ring_plan(3, 2, 8, &p); /* thread 0: 2 queues, thread 1: 1 */
+	ring_plan(3, 3, 2, 8, &p); /* thread 0: 2 queues, thread 1: 1 */
 	assert_int_equal(p.nthreads, 2);
 	assert_int_equal(p.entries, 64);
 	assert_int_equal(p.locked,
 			 ring_locked_bytes(64) + ring_locked_bytes(32));
+	/* 64 possible CPUs, 2 online: a thread per online CPU, each ring
+	 * with room for 32 queues' entries (32 x 8 x 2 + 8 -> 1024) */
+	ring_plan(64, 2, 0, 8, &p);
+	assert_int_equal(p.nthreads, 2);
+	assert_int_equal(p.entries, 1024);
+	assert_int_equal(p.locked, 2 * ring_locked_bytes(1024));
+}
+
+/* Threads: -o threads=N up to the queues, else one per online CPU. */
+static void test_ring_threads(void **state)
+{
+	(void)state;
+	assert_int_equal(ring_nthreads(0, 64, 2), 2);
+	assert_int_equal(ring_nthreads(0, 2, 2), 2);
+	assert_int_equal(ring_nthreads(0, 64, 0), 1);
+	assert_int_equal(ring_nthreads(5, 64, 2), 5);
+	assert_int_equal(ring_nthreads(128, 64, 2), 64);
+}
+
+/* Pool buffers: pool_bufs=N, else queue_depth. */
+static void test_ring_pool_bufs(void **state)
+{
+	struct fring_config c;
+
+	(void)state;
+	fring_config_defaults(&c);
+	assert_int_equal(ring_pool_bufs(&c), c.queue_depth);
+	c.queue_depth = 64;
+	assert_int_equal(ring_pool_bufs(&c), 64);
+	c.pool_bufs = 2;
+	assert_int_equal(ring_pool_bufs(&c), 2);
 }
 
 int main(void)
@@ -596,6 +627,8 @@ int main(void)
 		T(test_auto_next_rung),
 		T(test_auto_other_failure_dev),
 		T(test_ring_charge),
+		T(test_ring_threads),
+		T(test_ring_pool_bufs),
 	};
 #undef T
 

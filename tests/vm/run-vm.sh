@@ -32,6 +32,9 @@
 #   FRING_VM_JOBS      a job list to source instead of jobs.sh
 #   FRING_VM_QEMU      the qemu binary (qemu-system-x86_64)
 #   FRING_VM_MEM, FRING_VM_SMP  guest memory (2G) and vCPUs (2)
+#   FRING_VM_APPEND    more kernel command line (run-scale.sh: maxcpus=2, so
+#                      that FRING_VM_SMP=64 gives 64 possible CPUs, 2 online)
+#   FRING_VM_OUTDIR    where the files go (BUILDDIR/tests/vm, or .../SERIES)
 #   FRING_E2E_NO_SKIP=1  a skip (exit 77), here or in a job, is a failure
 # Exit status: 0 every job passed; 1 a job failed or the guest did not finish;
 # 77 no qemu or no kernel could be had (1 with FRING_E2E_NO_SKIP=1).
@@ -46,6 +49,7 @@ BUILD=$(realpath "$1")
 SERIES=${FRING_VM_SERIES:-7.3}
 OUTDIR=$BUILD/tests/vm
 [[ $SERIES == 7.3 ]] || OUTDIR=$BUILD/tests/vm/$SERIES
+OUTDIR=${FRING_VM_OUTDIR:-$OUTDIR}
 mkdir -p "$OUTDIR"
 LOG=$OUTDIR/guest.log
 
@@ -188,7 +192,7 @@ STALL=${FRING_VM_STALL:-150}
 GUESTS=${FRING_VM_GUESTS:-2}
 [[ $GUESTS =~ ^[1-9][0-9]*$ ]] || { echo "run-vm: FRING_VM_GUESTS=$GUESTS: give a number >= 1" >&2; exit 1; }
 ((GUESTS <= ${#names[@]})) || GUESTS=${#names[@]}
-append="console=ttyS0 fuse.enable_uring=1 rdinit=/init panic=-1 quiet"
+append="console=ttyS0 fuse.enable_uring=1 rdinit=/init panic=-1 quiet${FRING_VM_APPEND:+ $FRING_VM_APPEND}"
 qemu_args=(-accel tcg -cpu max -smp "${FRING_VM_SMP:-2}" -m "${FRING_VM_MEM:-2G}"
 	-nographic -no-reboot -nic none
 	-kernel "$KERNEL" -initrd "$INITRD")
