@@ -48,10 +48,11 @@
  *   (-o queues=N); a callback that blocks holds up its thread only, the
  *   others go on reading.
  * - The ring transports: the kernel has one queue per possible CPU and
- *   puts a request on the queue of the CPU its caller runs on. By default
- *   each queue has a thread of its own, pinned to that CPU; with
- *   -o threads=N below the number of queues, queue q is served by thread
- *   q % N, pinned to the CPUs of all its queues. A callback that blocks
+ *   puts a request on the queue of the CPU its caller runs on. The queues
+ *   are dealt to the ring threads (by default one per online CPU, -o
+ *   threads=N), online CPUs' queues first: each thread serves one online
+ *   CPU's queue and a share of the offline CPUs' ones, pinned to their
+ *   CPUs. A callback that blocks
  *   holds up every queue of its thread: until it returns, no other request
  *   of those queues is served (callers on all those CPUs wait), and
  *   answers given on other threads to requests of those queues are not
