@@ -93,13 +93,69 @@ void ring_commit(struct ring_thread *rt, struct fring_req *req)
 
 /* Places the answer in the entry: header, then every output arg packed
  * from payload offset 0 (the kernel reads it from there). */
+/*
+ * Pieces taken from the entry's own payload in another order (a handler
+ * may answer with parts of its buffer rearranged) would be overwritten by
+ * the moves of the pieces before them: true when a piece not already in
+ * place lies in the payload area the answer fills.
+ */
+static bool pieces_tangled(const struct fring_req *req, const struct iovec *iov,
+			   int cnt, size_t total)
+{
+	const char *lo = req->data, *hi = req->data + total;
+	size_t off = 0;
+
+	for (int i = 1; i < cnt; i++) {
+		const char *p = iov[i].iov_base;
+
+		if (p != req->data + off && iov[i].iov_len && p < hi &&
+		    p + iov[i].iov_len > lo)
+			return true;
+		off += iov[i].iov_len;
+	}
+	return false;
+}
+
+/* The tangled pieces gathered aside, then into the payload: 0, or -ENOMEM. */
+static int gather_aside(struct fring_req *req, const struct iovec *iov, int cnt,
+			size_t total)
+{
+	char *tmp = malloc(total), *p = tmp;
+
+	if (!tmp)
+		return -ENOMEM;
+	for (int i = 1; i < cnt; i++) {
+		memcpy(p, iov[i].iov_base, iov[i].iov_len);
+		p += iov[i].iov_len;
+	}
+	memcpy(req->data, tmp, total);
+	free(tmp);
+	return 0;
+}
+
 static int ring_send(struct fring_req *req, struct iovec *iov, int cnt)
 {
 	struct fuse_out_header *oh = (void *)ring_ent(req)->hdr.in_out;
-	size_t off = 0;
+	size_t off = 0, total = 0;
 
 	if (ring_ent(req)->zc != ZC_NONE)
 		return ring_send_zc(req, iov, cnt);
+	for (int i = 1; i < cnt; i++)
+		total += iov[i].iov_len;
+	if (total <= req->datasz && pieces_tangled(req, iov, cnt, total)) {
+		if (gather_aside(req, iov, cnt, total)) {
+			fr_err("q%u: out of memory for an answer's pieces",
+			       req->q->idx);
+			memcpy(oh, iov[0].iov_base, sizeof(*oh));
+			oh->error = -EIO;
+			oh->len = sizeof(*oh);
+			ring_ent(req)->hdr.ring_ent_in_out.payload_sz = 0;
+			return -ENOMEM;
+		}
+		memcpy(oh, iov[0].iov_base, sizeof(*oh));
+		ring_ent(req)->hdr.ring_ent_in_out.payload_sz = (uint32_t)total;
+		return 0;
+	}
 	for (int i = 1; i < cnt; i++) {
 		if (off + iov[i].iov_len > req->datasz) {
 			/* reply.c limits data to what was asked; this is a
