@@ -102,9 +102,14 @@ void ring_commit(struct ring_thread *rt, struct fring_req *req)
 static bool pieces_tangled(const struct fring_req *req, const struct iovec *iov,
 			   int cnt, size_t total)
 {
-	const char *lo = req->data, *hi = req->data + total;
+	const char *lo, *hi;
 	size_t off = 0;
 
+	/* no payload area (a zero-copy READ's entry), or nothing to place */
+	if (!req->data || !total)
+		return false;
+	lo = req->data;
+	hi = req->data + total;
 	for (int i = 1; i < cnt; i++) {
 		const char *p = iov[i].iov_base;
 
