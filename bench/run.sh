@@ -119,8 +119,8 @@ fi
 CONFIGS=${CONFIGS:-$ALL_CONFIGS}
 JOBS=${JOBS:-$ALL_JOBS}
 
-log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
-die() { log "error: $*"; exit 1; }
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
 
 [ "$(id -u)" = 0 ] || die "run as root (mounts, /sys/module/fuse/parameters/enable_uring)"
 # Passthrough servers keep a descriptor per inode (libfuse's passthrough_hp
@@ -183,20 +183,8 @@ CLK_TCK=$(getconf CLK_TCK)
 cleanup() {
 	local rc=$?
 	trap - EXIT INT TERM
-	if mountpoint -q "$MNT" 2>/dev/null; then
-		umount "$MNT" 2>/dev/null || umount -l "$MNT" 2>/dev/null
-	fi
-	if [ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null; then
-		sleep 1
-		kill "$DAEMON_PID" 2>/dev/null
-		wait "$DAEMON_PID" 2>/dev/null
-	fi
-	if mountpoint -q "$SRC" 2>/dev/null; then
-		umount "$SRC" 2>/dev/null || umount -l "$SRC" 2>/dev/null
-	fi
-	if [ -n "$OLD_URING" ] && [ -w "$ENABLE_URING" ]; then
-		echo "$OLD_URING" >"$ENABLE_URING" 2>/dev/null && log "enable_uring restored to $OLD_URING"
-	fi
+	cleanup_server "$MNT" "$SRC"
+	uring_restore
 	rm -rf "${WORK:?}/bin" "${WORK:?}/lib"
 	rmdir "$MNT" "$SRC" "$WORK" 2>/dev/null
 	exit $rc
@@ -204,11 +192,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-if [[ "$CONFIGS" == *uring* ]]; then
-	[ -e "$ENABLE_URING" ] || die "$ENABLE_URING missing: the fuse module has no io_uring support"
-	OLD_URING=$(cat "$ENABLE_URING")
-	echo Y >"$ENABLE_URING" || die "cannot set $ENABLE_URING"
-fi
+[[ "$CONFIGS" == *uring* ]] && uring_on
 
 # Snapshot the libfring binaries: the build directory may be rebuilt while
 # the run goes on (other work in the same tree), and every repetition must
@@ -230,13 +214,7 @@ mount -t tmpfs -o size=8g,mode=1777 fring-bench-src "$SRC" || die "cannot mount 
 
 # --- environment -----------------------------------------------------------
 {
-	echo "date: $(date -Is)"
-	echo "kernel: $(uname -r)"
-	echo "cpus: $(nproc)"
-	echo "memory: $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
-	echo "cpu model: $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)"
-	echo "loadavg at start: $(cat /proc/loadavg)"
-	echo "fio: $(fio --version)"
+	env_lines
 	echo "libfring: $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)"
 	[ -n "$FRING_SO" ] && echo "libfring binaries (copied at start): $(sha256sum "$WORK/lib/"* "$WORK/bin/"* 2>/dev/null | awk '{ printf "%s %.12s  ", $2, $1 }' | sed "s|$WORK/||g")"
 	echo "libfring build: $(sed -n 's/.*"buildtype", "value": "\([a-z]*\)".*/\1/p' "$BUILDDIR/meson-info/intro-buildoptions.json" 2>/dev/null)"
@@ -251,16 +229,6 @@ mount -t tmpfs -o size=8g,mode=1777 fring-bench-src "$SRC" || die "cannot mount 
 cat "$OUT/env.txt" >&2
 
 # --- configurations --------------------------------------------------------
-cpu_of() { # utime+stime of a process in ticks
-	local s
-	s=$(cat "/proc/$1/stat" 2>/dev/null) || { echo -1; return; }
-	s=${s##*) }
-	set -- $s
-	echo $(( ${12} + ${13} ))
-}
-
-is_mounted() { awk -v m="$1" '$5 == m { f=1 } END { exit !f }' /proc/self/mountinfo; }
-
 # start_config NAME REP: mounts the configuration, sets DIR and DAEMON_PID
 start_config() {
 	local name=$1 rep=$2 base qd="" splice="" opts cmd=() i pt=""
@@ -309,39 +277,15 @@ start_config() {
 	esac
 	echo "${cmd[*]}" >>"$OUT/logs/commands.txt"
 	[[ "$base" == fring-* ]] && cmd=("${FRING_ENV[@]}" "${cmd[@]}")
-	"${cmd[@]}" >"$OUT/logs/$name.rep$rep.log" 2>&1 &
-	DAEMON_PID=$!
-	for i in $(seq 100); do
-		is_mounted "$MNT" && break
-		kill -0 "$DAEMON_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	if ! is_mounted "$MNT"; then
-		log "$name did not mount; its log:"
-		cat "$OUT/logs/$name.rep$rep.log" >&2
-		stop_config
+	start_server "$name" "$OUT/logs/$name.rep$rep.log" "${cmd[@]}" || {
+		rm -rf "${SRC:?}"/* 2>/dev/null
 		return 1
-	fi
+	}
 	DIR=$MNT
 }
 
 stop_config() {
-	local i
-	[ -z "$DAEMON_PID" ] && { rm -rf "${SRC:?}"/* 2>/dev/null; return 0; }
-	is_mounted "$MNT" && umount "$MNT" 2>/dev/null
-	for i in $(seq 100); do
-		kill -0 "$DAEMON_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$DAEMON_PID" 2>/dev/null; then
-		log "daemon $DAEMON_PID did not exit after umount: killing it"
-		kill "$DAEMON_PID" 2>/dev/null
-		sleep 0.5
-		kill -9 "$DAEMON_PID" 2>/dev/null
-	fi
-	wait "$DAEMON_PID" 2>/dev/null
-	is_mounted "$MNT" && umount -l "$MNT" 2>/dev/null
-	DAEMON_PID=""
+	stop_server
 	rm -rf "${SRC:?}"/* 2>/dev/null
 }
 

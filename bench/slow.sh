@@ -80,8 +80,8 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
-die() { log "error: $*"; exit 1; }
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
 
 [ "$(id -u)" = 0 ] || die "run as root (mounts, enable_uring)"
 command -v fio >/dev/null || die "fio is not installed (apt-get install fio)"
@@ -115,22 +115,12 @@ cleanup() {
 	local rc=$?
 	trap - EXIT INT TERM
 	[ -n "$SAMPLER" ] && kill "$SAMPLER" 2>/dev/null
-	if is_mounted "$MNT"; then
-		umount "$MNT" 2>/dev/null || umount -l "$MNT" 2>/dev/null
-	fi
-	if [ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null; then
-		sleep 1
-		kill "$DAEMON_PID" 2>/dev/null
-		wait "$DAEMON_PID" 2>/dev/null
-	fi
-	if [ -n "$OLD_URING" ] && [ -w "$ENABLE_URING" ]; then
-		echo "$OLD_URING" >"$ENABLE_URING" 2>/dev/null && log "enable_uring restored to $OLD_URING"
-	fi
+	cleanup_server "$MNT"
+	uring_restore
 	rm -rf "${WORK:?}/bin" "${WORK:?}/lib"
 	rmdir "$MNT" "$WORK" 2>/dev/null
 	exit $rc
 }
-is_mounted() { awk -v m="$1" '$5 == m { f=1 } END { exit !f }' /proc/self/mountinfo; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
@@ -147,20 +137,10 @@ cc "${CFLAGS[@]}" -I"$LF_SRC/include" -I"$LF_BUILD" -o "$WORK/bin/slowfs_ll" \
 	-Wl,-rpath,"$LF_BUILD/lib:$CACHE/prefix/lib" || die "cannot build slowfs_ll"
 cc "${CFLAGS[@]}" -o "$WORK/bin/slowstat" "$ROOT/bench/slowstat.c" || die "cannot build slowstat"
 
-if [[ "$CONFIGS" == *uring* ]]; then
-	[ -e "$ENABLE_URING" ] || die "$ENABLE_URING missing: the fuse module has no io_uring support"
-	OLD_URING=$(cat "$ENABLE_URING")
-	echo Y >"$ENABLE_URING" || die "cannot set $ENABLE_URING"
-fi
+[[ "$CONFIGS" == *uring* ]] && uring_on
 
 {
-	echo "date: $(date -Is)"
-	echo "kernel: $(uname -r)"
-	echo "cpus: $(nproc)"
-	echo "memory: $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
-	echo "cpu model: $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)"
-	echo "loadavg at start: $(cat /proc/loadavg)"
-	echo "fio: $(fio --version)"
+	env_lines
 	echo "libfring: $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown), $BUILDDIR ($(sed -n 's/.*"buildtype", "value": "\([a-z]*\)".*/\1/p' "$BUILDDIR/meson-info/intro-buildoptions.json" 2>/dev/null))"
 	echo "libfuse: $(cat "$LF_BUILD/VERSION" 2>/dev/null || echo '?') ($LF_BUILD)"
 	echo "binaries: $(cd "$WORK" && sha256sum lib/* bin/* | awk '{ printf "%s %.12s  ", $2, $1 }')"
@@ -174,14 +154,6 @@ cat "$OUT/env.txt" >&2
 SAMPLER=$!
 
 # --- configurations --------------------------------------------------------
-cpu_of() { # utime+stime of a process in ticks, -1 if gone
-	local s
-	s=$(cat "/proc/$1/stat" 2>/dev/null) || { echo -1; return; }
-	s=${s##*) }
-	set -- $s
-	echo $(( ${12} + ${13} ))
-}
-
 start_config() { # NAME REP: mounts it, sets DAEMON_PID
 	local name=$1 rep=$2 base=$1 qd="" cmd=()
 	if [[ "$base" =~ ^(fring-.*-uring.*)-qd([0-9]+)$ ]]; then
@@ -200,17 +172,10 @@ start_config() { # NAME REP: mounts it, sets DAEMON_PID
 	esac
 	cmd+=("$MNT")
 	echo "$name: ${cmd[*]}" >>"$OUT/logs/commands.txt"
-	"${cmd[@]}" >"$OUT/logs/$name.rep$rep.log" 2>&1 &
-	DAEMON_PID=$!
-	for _ in $(seq 100); do
-		is_mounted "$MNT" && break
-		kill -0 "$DAEMON_PID" 2>/dev/null || break
-		sleep 0.1
-	done
+	start_server "$name" "$OUT/logs/$name.rep$rep.log" "${cmd[@]}" || return 1
 	# the mount must be this server's FUSE mount, seen in /proc/mounts
-	if ! awk -v m="$MNT" '$2 == m && $3 ~ /^fuse/ { f=1 } END { exit !f }' /proc/mounts; then
-		log "$name did not mount; its log:"
-		cat "$OUT/logs/$name.rep$rep.log" >&2
+	if ! is_fuse_mounted "$MNT"; then
+		log "$name: no FUSE mount at $MNT"
 		stop_config
 		return 1
 	fi
@@ -250,23 +215,7 @@ uring_fds() { # PID -> how many io_uring descriptors it holds
 	echo "$n"
 }
 
-stop_config() {
-	[ -z "$DAEMON_PID" ] && return 0
-	is_mounted "$MNT" && umount "$MNT" 2>/dev/null
-	for _ in $(seq 100); do
-		kill -0 "$DAEMON_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$DAEMON_PID" 2>/dev/null; then
-		log "server $DAEMON_PID did not exit after umount: killing it"
-		kill "$DAEMON_PID" 2>/dev/null
-		sleep 0.5
-		kill -9 "$DAEMON_PID" 2>/dev/null
-	fi
-	wait "$DAEMON_PID" 2>/dev/null
-	is_mounted "$MNT" && umount -l "$MNT" 2>/dev/null
-	DAEMON_PID=""
-}
+stop_config() { stop_server; }
 
 # --- jobs ------------------------------------------------------------------
 # prints "ops seconds ops_per_s p50_us p99_us" of a job's raw output
