@@ -26,7 +26,7 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-mounted() { grep -q " $mnt fuse" /proc/self/mounts; }
+mounted() { fuse_mounted "$mnt"; }
 
 "$exe" >/dev/null 2>&1 && fail cmdline.no_mountpoint "exit 0" || ok cmdline.no_mountpoint
 "$exe" -o transport=bogus "$mnt" >/dev/null 2>&1 && fail cmdline.bad_option "exit 0" || ok cmdline.bad_option

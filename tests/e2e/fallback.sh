@@ -21,30 +21,14 @@ set -uo pipefail
 MNT=${1:?usage: fallback.sh MNT}
 LOG=${FRING_E2E_LOG:-}
 WAIT=${FRING_E2E_WAIT:-30}
-passed=0
-failed=0
-ok() {
-	echo "ok $1"
-	passed=$((passed + 1))
-}
-fail() {
-	echo "FAIL $1: $2"
-	failed=$((failed + 1))
-}
-finish() {
-	echo "$passed passed, $failed failed"
-	[[ $failed == 0 ]]
-	exit
-}
+# shellcheck source-path=SCRIPTDIR source=../lib/check.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 
-# the mount under test: a fuse mount at MNT (field 2 of /proc/mounts, with
-# its octal escapes; a mountpoint with a space would not match, which fails
-# safe)
-if awk -v m="$MNT" '$2 == m && $3 ~ /^fuse/ { f = 1 } END { exit !f }' /proc/mounts; then
+if fuse_mounted "$MNT"; then
 	ok fallback.is_fuse_mount
 else
 	fail fallback.is_fuse_mount "expected a fuse mount at $MNT in /proc/mounts got none: writing nothing"
-	finish
+	check_done
 fi
 
 TMP=$(mktemp -d /tmp/fring-fallback.XXXXXX)
@@ -78,7 +62,7 @@ fi
 
 if [[ -z $LOG || ! -r $LOG ]]; then
 	fail fallback.log "expected the daemon's log in FRING_E2E_LOG got \"$LOG\""
-	finish
+	check_done
 fi
 want='transport fell back: dev (not uring: ring command refused (Cannot allocate memory)'
 for _ in $(seq $((WAIT * 10))); do
@@ -111,4 +95,4 @@ if [[ $n == 1 ]]; then
 else
 	fail fallback.log_once "expected one \"transport fell back:\" line got $n"
 fi
-finish
+check_done

@@ -68,6 +68,12 @@ check_eq() { # NAME WANT GOT
 	if [[ $2 == "$3" ]]; then ok "$1"; else fail "$1" "expected '$2' got '$3'"; fi
 }
 
+# DIR is a FUSE mount, as /proc/self/mounts shows it (field 2, with its
+# octal escapes: a path with a space does not match, which fails safe). A
+# test checks it before it writes: a mount that did not come up leaves a
+# plain directory on the host's disk.
+fuse_mounted() { awk -v m="$1" '$2 == m && $3 ~ /^fuse/ { f = 1 } END { exit !f }' /proc/self/mounts; }
+
 skips_allowed() { [[ ${FRING_E2E_NO_SKIP:-0} != 1 ]]; }
 skip() { # WHY...: this whole test cannot run here
 	echo "SKIP: $*"

@@ -27,17 +27,9 @@ set -uo pipefail
 
 libdir=${1:-}
 transport=${2:-}
-no_skip=${FRING_E2E_NO_SKIP:-0}
 T=30 # seconds to wait for anything
-
-skip() {
-	echo "SKIP: $*"
-	if [[ $no_skip == 1 ]]; then
-		echo "FRING_E2E_NO_SKIP=1: a skip counts as a failure"
-		exit 1
-	fi
-	exit 77
-}
+# shellcheck source-path=SCRIPTDIR source=../../../../tests/lib/check.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../../../tests/lib/check.sh"
 case $transport in
 dev | uring) ;;
 *)
@@ -73,21 +65,7 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-passed=0 failed=0
-ok() {
-	echo "ok $1"
-	passed=$((passed + 1))
-}
-fail() {
-	echo "FAIL $1: $2"
-	failed=$((failed + 1))
-}
-finish() {
-	echo "$passed passed, $failed failed"
-	[[ $failed == 0 ]]
-	exit
-}
-mounted() { awk -v m="$mnt" '$2 == m && $3 ~ /^fuse/ {f=1} END {exit !f}' /proc/self/mounts; }
+mounted() { fuse_mounted "$mnt"; }
 
 # --- the package ------------------------------------------------------------
 t0=$SECONDS
@@ -116,7 +94,7 @@ nice mksquashfs /usr/include "$tmp/include.sqfs" -quiet -no-progress -noappend \
 	-processors 1 >"$tmp/mksquashfs.log" 2>&1 || {
 	cat "$tmp/mksquashfs.log"
 	fail mksquashfs "mksquashfs /usr/include failed"
-	finish
+	check_done
 }
 echo "image of /usr/include: $(du -h "$tmp/include.sqfs" | cut -f1) ($((SECONDS - t0)) s with the download)"
 
@@ -142,7 +120,7 @@ for _ in $(seq $((T * 10))); do
 done
 if ! mounted; then
 	fail mount "not mounted within $T s: $(cat "$tmp/log")"
-	finish
+	check_done
 fi
 ok mount
 
@@ -205,4 +183,4 @@ fi
 echo "--- squashfuse_ll's stderr:"
 cat "$tmp/log"
 echo "---"
-finish
+check_done
