@@ -163,6 +163,10 @@ void ring_io_complete(struct ring_thread *rt, struct ring_io *io, int res)
 	if (!io)
 		return;
 	zc_done(rt, io, res);
+	if (io->sync_op) {
+		ring_sync_done(rt, io, res);
+		return;
+	}
 	if (rt_stopping(rt)) {
 		io_put(rt, io);
 		return;
@@ -244,6 +248,10 @@ void ring_io_start_handed(struct ring_thread *rt, struct ring_io *list)
 		struct fring_req *req = io->req;
 
 		list = io->next;
+		if (io->sync_op) {
+			ring_sync_start(rt, io);
+			continue;
+		}
 		if (!helper_submit(rt, io)) {
 			free(io);
 			/* stopping: the answer is refused anyway */
