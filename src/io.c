@@ -16,19 +16,25 @@
 
 #include "reply.h"
 
-/* Continues short transfers; data already moved is still a good answer,
- * so an error after some bytes returns the bytes. */
-ssize_t io_sync_transfer(struct fring_req *req, int fd, off_t off, size_t size,
-			 size_t done, bool is_write)
+/*
+ * Bytes [done, size) of p to or from fd at off + done (at_pos: write(2) at
+ * the descriptor's position instead), short transfers continued; data
+ * already moved is still a good answer, so an error after some bytes
+ * returns the bytes.
+ */
+static ssize_t move_loop(int fd, char *p, off_t off, size_t size, size_t done,
+			 bool is_write, bool at_pos)
 {
-	char *p = req->buf.mem;
-
 	while (done < size) {
-		ssize_t n = is_write ? pwrite(fd, p + done, size - done,
-					      off + (off_t)done)
-				     : pread(fd, p + done, size - done,
-					     off + (off_t)done);
+		ssize_t n;
 
+		if (at_pos)
+			n = write(fd, p + done, size - done);
+		else if (is_write)
+			n = pwrite(fd, p + done, size - done,
+				   off + (off_t)done);
+		else
+			n = pread(fd, p + done, size - done, off + (off_t)done);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -38,6 +44,12 @@ ssize_t io_sync_transfer(struct fring_req *req, int fd, off_t off, size_t size,
 		done += (size_t)n;
 	}
 	return (ssize_t)done;
+}
+
+ssize_t io_sync_transfer(struct fring_req *req, int fd, off_t off, size_t size,
+			 size_t done, bool is_write)
+{
+	return move_loop(fd, req->buf.mem, off, size, done, is_write, false);
 }
 
 /* n: bytes moved, a negative errno, or -EINPROGRESS (the transport
@@ -86,27 +98,13 @@ int fring_write_to_fd(fring_req_t *req, int fd, off_t off)
 ssize_t io_write_data_mem(struct fring_req *req, size_t data_off, int fd,
 			  off_t off, void *dst, size_t len)
 {
-	const char *p = (const char *)req->buf.mem + data_off;
-	size_t done = 0;
+	char *p = (char *)req->buf.mem + data_off;
 
 	if (dst) {
 		memcpy(dst, p, len);
 		return (ssize_t)len;
 	}
-	while (done < len) {
-		ssize_t n = off < 0 ? write(fd, p + done, len - done)
-				    : pwrite(fd, p + done, len - done,
-					     off + (off_t)done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return done ? (ssize_t)done : -errno;
-		if (n == 0)
-			break;
-		done += (size_t)n;
-	}
-	return (ssize_t)done;
+	return move_loop(fd, p, off, len, 0, true, off < 0);
 }
 
 /* The checks both helpers share; the range is cut to the data's end. */

@@ -72,7 +72,8 @@ int fring_write_to_fd(fring_req_t *req, int fd, off_t off);
  *   memfd and from there into dst. Waited for: on the queue thread the
  *   ring keeps serving completions meanwhile (they are handled once the
  *   handler returns); from another thread the operation is handed to the
- *   queue thread, which is woken for it. The bytes count as moved from
+ *   queue thread, which is woken for it (so that thread must not be
+ *   waiting for the caller). The bytes count as moved from
  *   the pages, so fring_reply_write() may then claim them; each operation
  *   counts in the io_ring statistic. After the session started ending
  *   -ESHUTDOWN; called on another queue's thread -EDEADLK (its thread

@@ -269,6 +269,9 @@ FRING_HIDDEN void ring_io_complete(struct ring_thread *rt, struct ring_io *io,
 				   int res);
 FRING_HIDDEN int ring_helper_handoff(struct fring_req *req, int fd, off_t off,
 				     size_t size, bool is_write);
+/* io on the thread's handoff list, the thread woken: 0, or -ESHUTDOWN
+ * once it retired (io is then the caller's) */
+FRING_HIDDEN int ring_io_hand(struct ring_thread *rt, struct ring_io *io);
 FRING_HIDDEN void ring_io_start_handed(struct ring_thread *rt,
 				       struct ring_io *list);
 FRING_HIDDEN ssize_t ring_transfer(struct fring_req *req, int fd, off_t off,

@@ -219,17 +219,11 @@ static int sync_remote(struct ring_thread *rt, struct ring_io *io)
 
 	pthread_cond_init(&s.cond, NULL);
 	io->sync = &s;
-	pthread_mutex_lock(&rt->lock);
-	if (rt->state == RT_RETIRED) {
-		pthread_mutex_unlock(&rt->lock);
+	if (ring_io_hand(rt, io)) {
 		pthread_cond_destroy(&s.cond);
 		free(io);
 		return -ESHUTDOWN;
 	}
-	io->next = rt->io_handoff;
-	rt->io_handoff = io;
-	pthread_mutex_unlock(&rt->lock);
-	ring_thread_wake(rt);
 	pthread_mutex_lock(&rt->lock);
 	while (!s.done)
 		pthread_cond_wait(&s.cond, &rt->lock);
