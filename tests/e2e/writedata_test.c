@@ -42,6 +42,7 @@
 #include <fring/fring.h>
 
 #include "check.h"
+#include "srv.h"
 
 #define T(cond, name, ...) chk_result(!!(cond), (name), __VA_ARGS__)
 
@@ -272,20 +273,6 @@ static const struct fring_ops ops = {
 	.write = w_write,
 };
 
-static void *runner(void *arg)
-{
-	return (void *)(long)fring_session_run(arg);
-}
-
-static uint64_t counter(fring_session_t *se, const char *name)
-{
-	uint64_t v = 0;
-
-	if (fring_session_counter(se, FRING_STATS_ALL, name, &v))
-		return 0;
-	return v;
-}
-
 static char path[96];
 
 /* one client: its blocks, one pwrite each */
@@ -345,11 +332,8 @@ int main(int argc, char *argv[])
 	bool splice = argc > 2 && !strcmp(argv[2], "splice");
 	bool zc = !strcmp(transport, "zerocopy");
 	char mnt[] = "/tmp/fring-writedata.XXXXXX";
-	fring_config_t *cfg;
 	fring_session_t *se;
 	pthread_t th, wt[WRITERS];
-	void *rr;
-	int ret;
 
 	chk_init();
 	if (geteuid() != 0) {
@@ -359,25 +343,12 @@ int main(int argc, char *argv[])
 	backing = memfd_create("writedata_test", MFD_CLOEXEC);
 	if (backing < 0 || !mkdtemp(mnt))
 		return 1;
-	cfg = fring_config_new();
-	fring_config_set(cfg, "transport", transport);
-	if (splice)
-		/* a pipe for a whole WRITE must fit fs.pipe-max-size */
-		fring_config_parse(cfg, "splice_read,max_write=262144");
-	ret = fring_session_new(&ops, sizeof(ops), NULL, cfg, &se);
-	fring_config_free(cfg);
-	if (ret || (ret = fring_session_mount(se, mnt))) {
-		printf("FAIL: cannot mount with transport=%s: %s\n", transport,
-		       strerror(-ret));
+	/* splice: a pipe for a whole WRITE must fit fs.pipe-max-size */
+	if (srv_start(transport, splice ? "splice_read,max_write=262144" : NULL,
+		      &ops, sizeof(ops), mnt, &se, &th)) {
 		rmdir(mnt);
 		return 1;
 	}
-	pthread_create(&th, NULL, runner, se);
-	CHECK_SYS("root_stat", access(mnt, F_OK));
-	T(!strcmp(fring_transport_name(fring_session_transport(se)), transport),
-	  "transport", "expected %s got %s (%s)", transport,
-	  fring_transport_name(fring_session_transport(se)),
-	  fring_session_transport_reason(se));
 
 	snprintf(path, sizeof(path), "%s/f", mnt);
 	for (unsigned w = 0; w < WRITERS; w++)
@@ -403,32 +374,29 @@ int main(int argc, char *argv[])
 		T(atomic_load(&kinds[FRING_BUF_FIXED]) == atomic_load(&writes),
 		  "every_write_fixed", "%d of %d",
 		  atomic_load(&kinds[FRING_BUF_FIXED]), atomic_load(&writes));
-		T(counter(se, "zero_copy_writes") >= (uint64_t)WRITERS * PER,
+		T(srv_counter(se, "zero_copy_writes") >=
+			  (uint64_t)WRITERS * PER,
 		  "zero_copy_writes", "%llu",
-		  (unsigned long long)counter(se, "zero_copy_writes"));
-		T(counter(se, "io_ring") >= (uint64_t)atomic_load(&fixed_ops),
+		  (unsigned long long)srv_counter(se, "zero_copy_writes"));
+		T(srv_counter(se, "io_ring") >=
+			  (uint64_t)atomic_load(&fixed_ops),
 		  "fixed_ops_counted", "io_ring %llu, at least %d expected",
-		  (unsigned long long)counter(se, "io_ring"),
+		  (unsigned long long)srv_counter(se, "io_ring"),
 		  atomic_load(&fixed_ops));
 	} else if (splice) {
 		T(atomic_load(&kinds[FRING_BUF_PIPE]) > 0, "writes_see_pipes",
 		  "%d of %d", atomic_load(&kinds[FRING_BUF_PIPE]),
 		  atomic_load(&writes));
-		T(counter(se, "splice_read_data_bytes") > 0, "spliced_bytes",
-		  "%llu",
-		  (unsigned long long)counter(se, "splice_read_data_bytes"));
+		T(srv_counter(se, "splice_read_data_bytes") > 0,
+		  "spliced_bytes", "%llu",
+		  (unsigned long long)srv_counter(se,
+						  "splice_read_data_bytes"));
 	} else {
 		T(atomic_load(&kinds[FRING_BUF_MEM]) == atomic_load(&writes),
 		  "every_write_memory", "%d of %d",
 		  atomic_load(&kinds[FRING_BUF_MEM]), atomic_load(&writes));
 	}
-	T(counter(se, "handler_bugs") == 0, "no_handler_bugs", "%llu",
-	  (unsigned long long)counter(se, "handler_bugs"));
-
-	fring_session_exit(se);
-	pthread_join(th, &rr);
-	T(rr == NULL, "run_returns_0", "got %ld", (long)rr);
-	fring_session_destroy(se);
+	srv_stop(se, th);
 	rmdir(mnt);
 	return chk_finish();
 }
