@@ -18,7 +18,7 @@
  *   FUSE_BUF_FD_SEEK), which libfring-fuse3 hands to fring_read_from_fd().
  *   The counters say whether write_buf got memory or another buffer.
  *
- * With SMOKEFS_SPLICE_READ=1 in its environment, init asks for
+ * With SMOKEFS_SPLICE_READ set (not empty) in its environment, init asks for
  * FUSE_CAP_SPLICE_READ, libfuse's way of saying that write_buf takes
  * buffers that are not memory (libfring-fuse3 then hands it the pipe of
  * splice_read on dev, the client's pages on zerocopy).
@@ -143,12 +143,15 @@ static void reply_entry(fuse_req_t req, fuse_ino_t ino)
 
 static void sm_init(void *userdata, struct fuse_conn_info *conn)
 {
+	const char *sr;
+
 	(void)userdata;
 	atomic_fetch_add(&fs.inits, 1);
 	atomic_store(&fs.proto_minor, conn->proto_minor);
 	/* the counters file changes size: no page cache for it */
 	conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
-	if (getenv("SMOKEFS_SPLICE_READ"))
+	sr = getenv("SMOKEFS_SPLICE_READ");
+	if (sr && *sr)
 		fuse_set_feature_flag(conn, FUSE_CAP_SPLICE_READ);
 }
 
