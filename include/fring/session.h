@@ -60,13 +60,24 @@ int fring_session_new(const struct fring_ops *ops, size_t ops_size,
  * Fails with a message (not a hang) when the mountpoint is missing, not a
  * directory or a dead FUSE mount (-ENOTCONN).
  *
+ * With -o auto_unmount, mount(2) is followed by a fork: a watcher process
+ * that unmounts the mount if this process ends (or execs) without
+ * fring_session_destroy() or fring_session_unmount() having ended it
+ * first; as a user, fusermount3 stays to do the same. A fork in a process
+ * with threads is safe here (the child makes system calls only), but
+ * mount before starting threads anyway: fork copies the whole address
+ * space. A child the daemon forks and does not exec keeps the watch open
+ * until it exits too.
+ *
  * An explicit transport= the machine cannot give (e.g. uring with
  * enable_uring=N) is refused here, before anything is mounted.
  *
  * @return 0; -EBUSY if already mounted; -ENOENT, -ENOTDIR, -ENOTCONN for
  *         the mountpoint; an explicit rung's refusal (e.g. -EPERM,
  *         -EOPNOTSUPP); the errno of open(/dev/fuse) or mount(2);
- *         -ECONNRESET when fusermount3 failed (it printed why).
+ *         -ECONNRESET when fusermount3 failed (it printed why); the errno
+ *         of socketpair(2) or fork(2) for auto_unmount's watcher (the
+ *         mount is then undone).
  */
 int fring_session_mount(fring_session_t *s, const char *mountpoint);
 /**

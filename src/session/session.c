@@ -61,6 +61,8 @@ int fring_session_new(const struct fring_ops *ops, size_t ops_size,
 	else
 		fring_config_defaults(&se->cfg);
 	se->fd = -1;
+	se->watch_fd = -1;
+	se->watch_pid = -1;
 	se->exit_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	se->ask_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	se->note_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -427,9 +429,15 @@ int fring_session_run(fring_session_t *se)
 
 int fring_session_unmount(fring_session_t *se)
 {
+	int ret;
+
 	if (!se)
 		return -EINVAL;
-	return unmount_fuse(se);
+	ret = unmount_fuse(se);
+	/* gone: nothing left for auto_unmount's watcher to do */
+	if (!se->mounted)
+		watch_end(se);
+	return ret;
 }
 
 void fring_session_destroy(fring_session_t *se)
@@ -445,6 +453,10 @@ void fring_session_destroy(fring_session_t *se)
 	}
 	if (se->fd >= 0)
 		close(se->fd);
+	/* The library's decision about the mount stands, whatever it was.
+	 * After the close: a fusermount3 that looks at a mount left in place
+	 * must find its connection ended, not one nobody serves. */
+	watch_end(se);
 	close(se->exit_efd);
 	close(se->ask_efd);
 	close(se->note_efd);

@@ -78,14 +78,6 @@ static int one_opt(struct opt_state *st, char *key)
 		return fring_opt(st, "transport", "auto");
 	if (!strcmp(key, "io_uring_q_depth") && val)
 		return fring_opt(st, "queue_depth", val);
-	if (!strcmp(key, "auto_unmount") && !val) {
-		/* native gap: no unmount by a watcher when the process dies;
-		 * the mount is left dead (ENOTCONN) until unmounted */
-		fc_log(FUSE_LOG_WARNING,
-		       "fuse: -o auto_unmount is not offered by libfring: "
-		       "the mount stays if the process dies\n");
-		return 0;
-	}
 	if (IN(no_effect, key))
 		return 0;
 	if (IN(not_offered, key)) {
