@@ -122,6 +122,17 @@ enum fring_transport fring_session_transport(const fring_session_t *s);
 const char *fring_session_transport_reason(const fring_session_t *s);
 /** Number of queues (valid once run() started). */
 unsigned fring_session_queues(const fring_session_t *s);
+/**
+ * The mount's /dev/fuse descriptor: the one mount(2) or fusermount3 gave,
+ * or the N of a "/dev/fd/N" mount point a mount helper handed down. The
+ * queues serve on clones of it (dev) or on rings (uring and above); the
+ * notifications go through it. It belongs to the session: not to be
+ * closed, read or written by the caller. Close-on-exec, except an
+ * adopted /dev/fd/N, which stays as the helper gave it.
+ * @return the descriptor from a successful fring_session_mount() until
+ *         fring_session_destroy(); -1 before (or for a NULL session).
+ */
+int fring_session_fd(const fring_session_t *s);
 /**@}*/
 
 #endif

@@ -435,6 +435,7 @@ static int adopt_fd(struct fring_session *se, const char *mnt)
 	se->fd = (int)n;
 	se->mounted = true;
 	se->mnt_known = false;
+	se->adopted = true;
 	if (se->cfg.auto_unmount)
 		fr_info("auto_unmount: a mount handed down is its helper's "
 			"to watch (a helper that mounted with auto_unmount "
@@ -627,6 +628,11 @@ int unmount_fuse(struct fring_session *se)
 
 	if (!se->mounted || !se->mountpoint)
 		return 0;
+	if (se->adopted) {
+		/* the helper's mount: it unmounts (said at adoption) */
+		se->mounted = false;
+		return 0;
+	}
 	switch (locate(se, path, what, sizeof(what))) {
 	case MNT_UNKNOWN:
 		if (se->mnt_known)

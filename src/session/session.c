@@ -490,3 +490,8 @@ unsigned fring_session_queues(const fring_session_t *se)
 {
 	return se->nqueues;
 }
+
+int fring_session_fd(const fring_session_t *se)
+{
+	return se ? se->fd : -1;
+}

@@ -85,10 +85,8 @@ struct fuse_session {
 	struct fring_ops fops; /* the bridges of lowlevel.c */
 	fring_session_t *fs;
 	char *mountpoint;
-	int fd; /* /dev/fuse of the mount (fuse_session_fd()), or -1 */
-	/* mounted on "/dev/fd/N": a helper's mount, served, not unmounted */
-	bool adopted;
-	bool debug;	   /* -o debug */
+	int fd;	    /* /dev/fuse of the mount (fuse_session_fd()), or -1 */
+	bool debug; /* -o debug */
 	bool deny_others;  /* -o allow_root: only root and the owner */
 	uid_t owner;	   /* who made the session */
 	bool no_interrupt; /* conn->no_interrupt set in init */

@@ -9,8 +9,9 @@
 # written and read back byte for byte at offsets (write_buf into a memfd,
 # reads answered from the fd: smokefs' counters say those paths ran),
 # unlink, a read left unanswered by its handler and answered EINTR by the
-# interrupt function it registered once the reader is killed, and SIGTERM
-# ending it cleanly with the mount gone; then, mounted again with
+# interrupt function it registered once the reader is killed,
+# fuse_session_fd() naming a /dev/fuse descriptor of the process, and
+# SIGTERM ending it cleanly with the mount gone; then, mounted again with
 # -o auto_unmount, SIGKILL: the mount must go as well.
 set -uo pipefail
 exe=$(realpath "$1")
@@ -105,6 +106,9 @@ wb=$(counter write_buf) fr=$(counter fd_read) cr=$(counter create) init=$(counte
 [[ ${fr:-0} -gt 0 ]] && ok fd_reads_used || fail fd_reads_used "fd_read ${fr:-none}"
 [[ ${cr:-0} == 2 ]] && ok creates || fail creates "create ${cr:-none}"
 [[ ${init:-0} == 1 ]] && ok init_once || fail init_once "init ${init:-none}"
+sfd=$(counter session_fd)
+[[ ${sfd:--1} -ge 0 && $(readlink "/proc/$pid/fd/$sfd") == /dev/fuse ]] && ok session_fd ||
+	fail session_fd "fuse_session_fd() gave ${sfd:-none}: $(readlink "/proc/$pid/fd/${sfd:-none}" 2>&1)"
 
 # ---- unlink ----
 timeout 20 rm "$mnt/small" && ok unlink || fail unlink "rm failed"
