@@ -81,6 +81,26 @@ int fring_session_new(const struct fring_ops *ops, size_t ops_size,
  */
 int fring_session_mount(fring_session_t *s, const char *mountpoint);
 /**
+ * Mounts on mountpoint and returns the mount's /dev/fuse descriptor,
+ * without a session: the half of a mount helper (mount.fuse3 -o
+ * drop_privileges) that mounts with its privilege and hands the descriptor
+ * to an unprivileged daemon, which serves it as the mount point
+ * "/dev/fd/N" (fring_session_mount() adopts it). The same mount as
+ * fring_session_mount() makes, from cfg's mount options (NULL: defaults;
+ * the transport options are the server's and are not looked at here).
+ *
+ * Nothing in this process unmounts it afterwards: whoever serves the
+ * descriptor, or the user, does. With auto_unmount the watch is handed to
+ * the program the helper becomes: its end of the watch socket is left open
+ * across exec, and the mount is unmounted once every process holding that
+ * end has ended.
+ *
+ * @return the descriptor (close-on-exec: clear it to pass it on), or
+ *         fring_session_mount()'s errors; -EINVAL for a "/dev/fd/N"
+ *         mount point (mounted already).
+ */
+int fring_mount_fd(const char *mountpoint, const fring_config_t *cfg);
+/**
  * Answers INIT, starts the queues and serves until unmount or
  * fring_session_exit(). Returns 0 after a clean end.
  *

@@ -23,5 +23,8 @@ FRING_HIDDEN int watch_start(struct fring_session *se);
 /* The session ends normally: the watcher (or fusermount3's) leaves without
  * touching the mount, and is reaped if it is this process's child. */
 FRING_HIDDEN void watch_end(struct fring_session *se);
+/* fring_mount_fd(): the watch goes to whatever this process becomes (its
+ * end of the socket survives exec) and is no longer the session's */
+FRING_HIDDEN void watch_hand_over(struct fring_session *se);
 
 #endif

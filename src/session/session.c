@@ -99,6 +99,35 @@ int fring_session_mount(fring_session_t *se, const char *mountpoint)
 	return mount_fuse(se, mountpoint);
 }
 
+int fring_mount_fd(const char *mountpoint, const fring_config_t *cfg)
+{
+	static const struct fring_ops none;
+	fring_session_t *se;
+	int ret = fring_session_new(&none, sizeof(none), NULL, cfg, &se);
+
+	if (ret)
+		return ret;
+	/* the session's own mount code (no ladder: nothing is served here,
+	 * the transport is the server's to choose) */
+	ret = mount_fuse(se, mountpoint);
+	if (!ret && se->adopted) {
+		fr_err("mountpoint %s: a descriptor handed down is mounted "
+		       "already",
+		       mountpoint);
+		se->fd = -1; /* not this call's to close */
+		ret = -EINVAL;
+	}
+	if (!ret) {
+		ret = se->fd;
+		se->fd = -1;
+		/* from now on the mount is whoever serves the descriptor's */
+		se->mounted = false;
+		watch_hand_over(se);
+	}
+	fring_session_destroy(se);
+	return ret;
+}
+
 void fring_session_exit(fring_session_t *se)
 {
 	uint64_t one = 1;

@@ -257,6 +257,23 @@ int watch_start(struct fring_session *se)
 	return 0;
 }
 
+void watch_hand_over(struct fring_session *se)
+{
+	int flags;
+
+	if (se->watch_fd < 0)
+		return;
+	flags = fcntl(se->watch_fd, F_GETFD);
+	if (flags >= 0)
+		fcntl(se->watch_fd, F_SETFD, flags & ~FD_CLOEXEC);
+	fr_info("auto_unmount: descriptor %d (kept across exec) is what "
+		"process %d watches: the mount is unmounted once it is closed "
+		"everywhere",
+		se->watch_fd, (int)se->watch_pid);
+	se->watch_fd = -1;
+	se->watch_pid = -1;
+}
+
 void watch_end(struct fring_session *se)
 {
 	char b = WATCH_QUIT;

@@ -13,7 +13,8 @@ CASES=(sigterm_plain umount_by_other under_removed lazy_then_new
 	stack_overmount stack_sigterm_lower stack_on_stopped dead_mount_refused
 	moved bind_elsewhere sigterm_busy user_covered user_moved
 	auto_unmount_kill kill_without_auto auto_unmount_sigterm
-	auto_unmount_replaced auto_unmount_submount user_auto_unmount)
+	auto_unmount_replaced auto_unmount_submount user_auto_unmount
+	adopted_quiet adopted_auto_unmount_kill adopted_auto_unmount_sigterm)
 
 EDGES_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
@@ -383,6 +384,64 @@ case_auto_unmount_submount() {
 	check watcher_gone "watcher $W still runs" wait_for "$T" not_watching "$W"
 	check left "$(mount_count "$D/m") mounts at $D/m" is_fuse_mount "$D/m"
 	check file_kept "the tmpfs's file is gone" has "$D/m/sub/g" keep
+}
+
+# ---- a mount helper's /dev/fd/N (fring_mount_fd(), then adopted) --------
+
+# memfs started the way mount.fuse3 -o drop_privileges starts a daemon:
+# tests/e2e/mount_helper mounts DIR with OPTS ("-": none) through
+# fring_mount_fd() and execs memfs on /dev/fd/N
+up_adopted() { # DIR OPTS
+	if [[ -z ${FRING_EDGES_MOUNT_HELPER:-} ]]; then
+		skip_check "" "FRING_EDGES_MOUNT_HELPER is not set (meson sets it)"
+		return 1
+	fi
+	if ! start_daemon "$1" "$FRING_EDGES_MOUNT_HELPER" "$1" "$2" "$MEMFS" -f -o "$(topt)" @FD@ ||
+		! served; then
+		fail "" "memfs did not mount at $1: $(cat "$DLOG")"
+		return 1
+	fi
+	check transport "mount line: $(grep mounted "$DLOG")" ran_on_transport "$DLOG"
+	check adopted "log: $(cat "$DLOG")" grep -q "serving the /dev/fuse descriptor" "$DLOG"
+	echo data >"$1/f"
+	check serves "memfs's file reads \"$(cat "$1/f" 2>&1)\"" has "$1/f" data
+}
+
+# SIGTERM: memfs ends and leaves the helper's mount to the helper, without
+# a warning about it (before: "not unmounting ...: which mount is this
+# session's is not known").
+case_adopted_quiet() {
+	up_adopted "$D/m" - || return
+	kill -TERM "$DPID"
+	ended "$DPID"
+	check exit0 "status $rc" [ "$rc" = 0 ]
+	check quiet "log: $(cat "$DLOG")" bash -c "! grep -q 'not unmounting' '$DLOG'"
+	check helpers_mount_left "$(mount_count "$D/m") mounts at $D/m" is_fuse_mount "$D/m"
+	umount "$D/m"
+}
+
+# The helper mounted with auto_unmount: its watcher's socket end survives
+# the exec into memfs; memfs killed, the watcher unmounts.
+case_adopted_auto_unmount_kill() {
+	up_adopted "$D/m" auto_unmount || return
+	W=$(watcher_of "$DLOG")
+	check watcher "log: $(cat "$DLOG")" watching "${W:-none}"
+	check handed_over "log: $(cat "$DLOG")" grep -q "(kept across exec) is what process $W watches" "$DLOG"
+	kill -KILL "$DPID"
+	wait_gone "$DPID"
+	check unmounted "$(mount_count "$D/m") mounts at $D/m after $T s" wait_for "$T" not_mounted "$D/m"
+	check watcher_gone "watcher $W still runs" wait_for "$T" not_watching "$W"
+}
+
+# The same, memfs ended by SIGTERM: memfs leaves the helper's mount, and the
+# helper's watcher takes it when memfs is gone (as libfuse's fusermount3
+# does for mount.fuse3).
+case_adopted_auto_unmount_sigterm() {
+	up_adopted "$D/m" auto_unmount || return
+	kill -TERM "$DPID"
+	ended "$DPID"
+	check exit0 "status $rc" [ "$rc" = 0 ]
+	check unmounted "$(mount_count "$D/m") mounts at $D/m after $T s" wait_for "$T" not_mounted "$D/m"
 }
 
 # ---- the fusermount3 path (a user's mount) ------------------------------

@@ -196,6 +196,10 @@ FC_HIDDEN void fc_conn_init(struct fuse_session *se, struct fring_conn *fc);
  * args into cfg; 0, or -1 with the reason logged. */
 FC_HIDDEN int fc_session_opts(struct fuse_session *se, struct fuse_args *args,
 			      fring_config_t *cfg);
+/* The same mapping, for a mount alone (fuse_open_channel()): options it
+ * does not know stay in args, without a failure. */
+FC_HIDDEN int fc_mount_opts(struct fuse_session *se, struct fuse_args *args,
+			    fring_config_t *cfg);
 
 /* "/dev/fd/N": a mountpoint that is a descriptor, not a directory */
 FC_HIDDEN bool fc_is_dev_fd(const char *path);

@@ -168,6 +168,41 @@ int fuse_session_mount(struct fuse_session *se, const char *mountpoint)
 	return 0;
 }
 
+/*
+ * mount.fuse3's half of -o drop_privileges: mount with its privilege, then
+ * hand the descriptor to the filesystem it starts as /dev/fd/N (which
+ * fuse_session_mount() adopts). The options are fuse_session_new()'s
+ * mount options, mapped the same way (sessopt.c).
+ */
+/* Declared by libfuse's fuse.h (which stops with #error here). */
+int fuse_open_channel(const char *mountpoint, const char *options);
+int fuse_open_channel(const char *mountpoint, const char *options)
+{
+	char *argv[] = {"", "-o", (char *)options, NULL};
+	struct fuse_args args =
+		FUSE_ARGS_INIT(options && *options ? 3 : 1, argv);
+	struct fuse_session *se = calloc(1, sizeof(*se));
+	fring_config_t *cfg = fring_config_new();
+	int fd = -1;
+
+	if (!se || !cfg) {
+		fc_log(FUSE_LOG_ERR, "fuse: out of memory\n");
+	} else if (!mountpoint) {
+		fc_log(FUSE_LOG_ERR, "fuse: no mount point given\n");
+	} else if (fc_mount_opts(se, &args, cfg) == 0) {
+		fd = fring_mount_fd(mountpoint, cfg);
+		if (fd < 0) {
+			fc_log(FUSE_LOG_ERR, "fuse: cannot mount on %s: %s\n",
+			       mountpoint, strerror(-fd));
+			fd = -1;
+		}
+	}
+	fuse_opt_free_args(&args);
+	fring_config_free(cfg);
+	free(se);
+	return fd;
+}
+
 bool fc_is_dev_fd(const char *path)
 {
 	const char *p = path;
