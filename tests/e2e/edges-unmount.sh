@@ -303,6 +303,9 @@ watching() {
 		! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null
 }
 not_watching() { ! watching "$1"; }
+# PID is gone, or a zombie (its parent died: whether init reaps it at once
+# is the machine's business)
+exited() { ! alive "$1" || grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
 # memfs with auto_unmount at DIR: its watcher in $W, checked to hold one
 # descriptor (its socket: no /dev/fuse) and no directory of the mount
 up_watched() { # DIR [OPTIONS...]
@@ -564,7 +567,7 @@ case_user_auto_unmount_ns() {
 	as_user sh -c "echo data > '$D/t/u/f'"
 	kill -KILL "$DPID"
 	wait_gone "$DPID"
-	check fusermount_woke "fusermount3 $fm still waits" wait_gone "${fm:-none}"
+	check fusermount_woke "fusermount3 $fm still waits" wait_for "$T" exited "${fm:-none}"
 	v=$(fusermount3 -V 2>&1 | sed -n 's/.*version: *\([0-9.]*\).*/\1/p')
 	# Before 3.18.3 it takes only ENOTCONN for dead: a ring's connection
 	# answers its first accesses ECONNABORTED, and so does a probe that
