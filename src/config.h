@@ -27,6 +27,9 @@ struct fring_config {
 	bool zero_copy_opt_in; /* zero-copy only where open sets zero_copy */
 	bool splice_read, splice_write, splice_move; /* dev only (splice.c) */
 	bool overmount; /* mount even where a FUSE mount is on top (mount.c) */
+	/* a watcher unmounts the mount when the process ends without having
+	 * unmounted it (session/watch.c; fusermount3's own as a user) */
+	bool auto_unmount;
 	char fsname[FRING_NAME_LEN];
 	char subtype[FRING_NAME_LEN];
 };

@@ -153,6 +153,13 @@ struct fring_session {
 	 * not be told, and then nothing is unmounted */
 	struct mount_id mnt;
 	bool mnt_known;
+	/* the fd a mount helper mounted and handed down ("/dev/fd/N"): its
+	 * mount is the helper's, never unmounted here (mount.c) */
+	bool adopted;
+	/* auto_unmount (session/watch.c): this end of the socket whose other
+	 * end the watcher (or fusermount3) waits on, and that process; -1 */
+	int watch_fd;
+	pid_t watch_pid;
 	struct fring_conn conn;
 	bool got_init;
 	bool setxattr_ext; /* 16-byte setxattr_in negotiated */

@@ -177,6 +177,8 @@ int fring_config_set(fring_config_t *cfg, const char *key, const char *val)
 		return parse_flag(key, val, &cfg->splice_move);
 	if (!strcmp(key, "overmount"))
 		return parse_flag(key, val, &cfg->overmount);
+	if (!strcmp(key, "auto_unmount"))
+		return parse_flag(key, val, &cfg->auto_unmount);
 	if (!strcmp(key, "fsname"))
 		return parse_name(key, val, cfg->fsname);
 	if (!strcmp(key, "subtype"))
@@ -263,6 +265,9 @@ void fring_config_help(FILE *out)
 	      "on top (hides it;\n"
 	      "                           each daemon unmounts only its "
 	      "own)\n"
+	      "    auto_unmount           unmount the mount if the process "
+	      "dies without\n"
+	      "                           unmounting it (killed, crashed)\n"
 	      "    fsname=NAME            source shown in /proc/mounts\n"
 	      "    subtype=NAME           type shown as fuse.NAME\n"
 	      "    debug                  log every request and answer\n",

@@ -60,15 +60,46 @@ int fring_session_new(const struct fring_ops *ops, size_t ops_size,
  * Fails with a message (not a hang) when the mountpoint is missing, not a
  * directory or a dead FUSE mount (-ENOTCONN).
  *
+ * With -o auto_unmount, mount(2) is followed by a fork: a watcher process
+ * that unmounts the mount if this process ends (or execs) without
+ * fring_session_destroy() or fring_session_unmount() having ended it
+ * first; as a user, fusermount3 stays to do the same. A fork in a process
+ * with threads is safe here (the child makes system calls only), but
+ * mount before starting threads anyway: fork copies the whole address
+ * space. A child the daemon forks and does not exec keeps the watch open
+ * until it exits too.
+ *
  * An explicit transport= the machine cannot give (e.g. uring with
  * enable_uring=N) is refused here, before anything is mounted.
  *
  * @return 0; -EBUSY if already mounted; -ENOENT, -ENOTDIR, -ENOTCONN for
  *         the mountpoint; an explicit rung's refusal (e.g. -EPERM,
  *         -EOPNOTSUPP); the errno of open(/dev/fuse) or mount(2);
- *         -ECONNRESET when fusermount3 failed (it printed why).
+ *         -ECONNRESET when fusermount3 failed (it printed why); the errno
+ *         of socketpair(2) or fork(2) for auto_unmount's watcher (the
+ *         mount is then undone).
  */
 int fring_session_mount(fring_session_t *s, const char *mountpoint);
+/**
+ * Mounts on mountpoint and returns the mount's /dev/fuse descriptor,
+ * without a session: the half of a mount helper (mount.fuse3 -o
+ * drop_privileges) that mounts with its privilege and hands the descriptor
+ * to an unprivileged daemon, which serves it as the mount point
+ * "/dev/fd/N" (fring_session_mount() adopts it). The same mount as
+ * fring_session_mount() makes, from cfg's mount options (NULL: defaults;
+ * the transport options are the server's and are not looked at here).
+ *
+ * Nothing in this process unmounts it afterwards: whoever serves the
+ * descriptor, or the user, does. With auto_unmount the watch is handed to
+ * the program the helper becomes: its end of the watch socket is left open
+ * across exec, and the mount is unmounted once every process holding that
+ * end has ended.
+ *
+ * @return the descriptor (close-on-exec: clear it to pass it on), or
+ *         fring_session_mount()'s errors; -EINVAL for a "/dev/fd/N"
+ *         mount point (mounted already).
+ */
+int fring_mount_fd(const char *mountpoint, const fring_config_t *cfg);
 /**
  * Answers INIT, starts the queues and serves until unmount or
  * fring_session_exit(). Returns 0 after a clean end.
@@ -111,6 +142,17 @@ enum fring_transport fring_session_transport(const fring_session_t *s);
 const char *fring_session_transport_reason(const fring_session_t *s);
 /** Number of queues (valid once run() started). */
 unsigned fring_session_queues(const fring_session_t *s);
+/**
+ * The mount's /dev/fuse descriptor: the one mount(2) or fusermount3 gave,
+ * or the N of a "/dev/fd/N" mount point a mount helper handed down. The
+ * queues serve on clones of it (dev) or on rings (uring and above); the
+ * notifications go through it. It belongs to the session: not to be
+ * closed, read or written by the caller. Close-on-exec, except an
+ * adopted /dev/fd/N, which stays as the helper gave it.
+ * @return the descriptor from a successful fring_session_mount() until
+ *         fring_session_destroy(); -1 before (or for a NULL session).
+ */
+int fring_session_fd(const fring_session_t *s);
 /**@}*/
 
 #endif

@@ -249,13 +249,19 @@ static int receive_fd(int sock)
 	return fd;
 }
 
-static int run_fusermount(const char *const argv[], int commfd)
+/* fusermount3 started with argv, commfd its end of the socket (-1: none):
+ * its pid, or -errno */
+static pid_t spawn_fusermount(const char *const argv[], int commfd)
 {
 	pid_t pid = fork();
-	int status;
 
-	if (pid < 0)
-		return -errno;
+	if (pid < 0) {
+		int err = errno;
+
+		if (commfd >= 0)
+			close(commfd);
+		return -err;
+	}
 	if (pid == 0) {
 		char env[32];
 
@@ -270,6 +276,13 @@ static int run_fusermount(const char *const argv[], int commfd)
 	}
 	if (commfd >= 0)
 		close(commfd);
+	return pid;
+}
+
+static int wait_fusermount(pid_t pid)
+{
+	int status;
+
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return -errno;
@@ -278,11 +291,19 @@ static int run_fusermount(const char *const argv[], int commfd)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
 }
 
+static int run_fusermount(const char *const argv[], int commfd)
+{
+	pid_t pid = spawn_fusermount(argv, commfd);
+
+	return pid < 0 ? pid : wait_fusermount(pid);
+}
+
 static int mount_fusermount(struct fring_session *se, const char *mnt)
 {
 	char opts[1024] = "";
 	const char *argv[] = {FUSERMOUNT, "-o", opts, "--", mnt, NULL};
-	int sv[2], fd, ret;
+	int sv[2], fd, ret = 0;
+	pid_t pid;
 
 	add_opt(opts, sizeof(opts), "%s", se->cfg.ro ? "ro" : "rw");
 	add_opt(opts, sizeof(opts), "%s", "nosuid");
@@ -300,13 +321,29 @@ static int mount_fusermount(struct fring_session *se, const char *mnt)
 		snprintf(num, sizeof(num), "%u", se->cfg.max_read);
 		add_opt(opts, sizeof(opts), "max_read=%s", num);
 	}
+	/* fusermount3's own: it stays, holding its end of the socket, and
+	 * unmounts when that end reads EOF (by its rules: the mount on top at
+	 * the path is still a FUSE one and answers ENOTCONN) */
+	if (se->cfg.auto_unmount)
+		add_opt(opts, sizeof(opts), "%s", "auto_unmount");
 	/* sv[0] goes to fusermount3 and must survive exec. */
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
 		return -errno;
 	fcntl(sv[1], F_SETFD, FD_CLOEXEC);
-	ret = run_fusermount(argv, sv[0]);
-	fd = receive_fd(sv[1]);
-	close(sv[1]);
+	pid = spawn_fusermount(argv, sv[0]);
+	fd = pid < 0 ? (int)pid : receive_fd(sv[1]);
+	if (fd >= 0 && se->cfg.auto_unmount) {
+		/* it runs on: sv[1] is what it watches (watch_end()) */
+		se->watch_fd = sv[1];
+		se->watch_pid = pid;
+		fr_info("auto_unmount: %s (process %d) unmounts %s if this "
+			"process ends without unmounting it",
+			FUSERMOUNT, (int)pid, mnt);
+	} else {
+		close(sv[1]);
+		if (pid >= 0)
+			ret = wait_fusermount(pid);
+	}
 	if (fd < 0) {
 		if (ret == -ENOENT)
 			fr_err("mount of %s needs %s (package fuse3) or "
@@ -398,10 +435,39 @@ static int adopt_fd(struct fring_session *se, const char *mnt)
 	se->fd = (int)n;
 	se->mounted = true;
 	se->mnt_known = false;
+	se->adopted = true;
+	if (se->cfg.auto_unmount)
+		fr_info("auto_unmount: a mount handed down is its helper's "
+			"to watch (a helper that mounted with auto_unmount "
+			"does); no watcher here");
 	fr_info("serving the /dev/fuse descriptor %ld a mount helper mounted "
 		"(%s); it unmounts, not this process",
 		n, mnt);
 	return 0;
+}
+
+/* -o auto_unmount after mount(2): the watcher, or no mount at all (the
+ * option is a promise about the mount's end). */
+static int auto_unmount(struct fring_session *se)
+{
+	int ret;
+
+	if (!se->mnt_known) {
+		fr_warn("auto_unmount: which mount at %s is this session's is "
+			"not known (above): nothing watches it",
+			se->mountpoint);
+		return 0;
+	}
+	ret = watch_start(se);
+	if (!ret)
+		return 0;
+	fr_err("auto_unmount: cannot start the watcher of %s: %s; not "
+	       "leaving a mount nothing would unmount",
+	       se->mountpoint, strerror(-ret));
+	unmount_fuse(se);
+	close(se->fd);
+	se->fd = -1;
+	return ret;
 }
 
 int mount_fuse(struct fring_session *se, const char *mnt)
@@ -441,6 +507,8 @@ int mount_fuse(struct fring_session *se, const char *mnt)
 		return ret;
 	se->mounted = true;
 	identify(se, abs);
+	if (se->cfg.auto_unmount && !se->via_fusermount)
+		return auto_unmount(se);
 	return 0;
 }
 
@@ -560,6 +628,11 @@ int unmount_fuse(struct fring_session *se)
 
 	if (!se->mounted || !se->mountpoint)
 		return 0;
+	if (se->adopted) {
+		/* the helper's mount: it unmounts (said at adoption) */
+		se->mounted = false;
+		return 0;
+	}
 	switch (locate(se, path, what, sizeof(what))) {
 	case MNT_UNKNOWN:
 		if (se->mnt_known)

@@ -61,6 +61,8 @@ int fring_session_new(const struct fring_ops *ops, size_t ops_size,
 	else
 		fring_config_defaults(&se->cfg);
 	se->fd = -1;
+	se->watch_fd = -1;
+	se->watch_pid = -1;
 	se->exit_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	se->ask_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	se->note_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -95,6 +97,35 @@ int fring_session_mount(fring_session_t *se, const char *mountpoint)
 	if (ret)
 		return ret;
 	return mount_fuse(se, mountpoint);
+}
+
+int fring_mount_fd(const char *mountpoint, const fring_config_t *cfg)
+{
+	static const struct fring_ops none;
+	fring_session_t *se;
+	int ret = fring_session_new(&none, sizeof(none), NULL, cfg, &se);
+
+	if (ret)
+		return ret;
+	/* the session's own mount code (no ladder: nothing is served here,
+	 * the transport is the server's to choose) */
+	ret = mount_fuse(se, mountpoint);
+	if (!ret && se->adopted) {
+		fr_err("mountpoint %s: a descriptor handed down is mounted "
+		       "already",
+		       mountpoint);
+		se->fd = -1; /* not this call's to close */
+		ret = -EINVAL;
+	}
+	if (!ret) {
+		ret = se->fd;
+		se->fd = -1;
+		/* from now on the mount is whoever serves the descriptor's */
+		se->mounted = false;
+		watch_hand_over(se);
+	}
+	fring_session_destroy(se);
+	return ret;
 }
 
 void fring_session_exit(fring_session_t *se)
@@ -427,9 +458,15 @@ int fring_session_run(fring_session_t *se)
 
 int fring_session_unmount(fring_session_t *se)
 {
+	int ret;
+
 	if (!se)
 		return -EINVAL;
-	return unmount_fuse(se);
+	ret = unmount_fuse(se);
+	/* gone: nothing left for auto_unmount's watcher to do */
+	if (!se->mounted)
+		watch_end(se);
+	return ret;
 }
 
 void fring_session_destroy(fring_session_t *se)
@@ -445,6 +482,10 @@ void fring_session_destroy(fring_session_t *se)
 	}
 	if (se->fd >= 0)
 		close(se->fd);
+	/* The library's decision about the mount stands, whatever it was.
+	 * After the close: a fusermount3 that looks at a mount left in place
+	 * must find its connection ended, not one nobody serves. */
+	watch_end(se);
 	close(se->exit_efd);
 	close(se->ask_efd);
 	close(se->note_efd);
@@ -477,4 +518,9 @@ const char *fring_session_transport_reason(const fring_session_t *se)
 unsigned fring_session_queues(const fring_session_t *se)
 {
 	return se->nqueues;
+}
+
+int fring_session_fd(const fring_session_t *se)
+{
+	return se ? se->fd : -1;
 }

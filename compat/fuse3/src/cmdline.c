@@ -197,9 +197,9 @@ void fuse_lowlevel_help(void)
 {
 	printf("    -o allow_other         let all users in\n"
 	       "    -o allow_root          let root in as well as the owner\n"
-	       "    -o auto_unmount        accepted; not offered by libfring "
-	       "(the mount\n"
-	       "                           stays if the process dies)\n"
+	       "    -o auto_unmount        unmount when the process dies "
+	       "(libfring's\n"
+	       "                           auto_unmount)\n"
 	       "    -o io_uring            FUSE-over-io_uring where the "
 	       "kernel offers it and\n"
 	       "                           init keeps FUSE_CAP_OVER_IO_URING, "

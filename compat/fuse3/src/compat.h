@@ -85,10 +85,8 @@ struct fuse_session {
 	struct fring_ops fops; /* the bridges of lowlevel.c */
 	fring_session_t *fs;
 	char *mountpoint;
-	int fd; /* /dev/fuse of the mount (fuse_session_fd()), or -1 */
-	/* mounted on "/dev/fd/N": a helper's mount, served, not unmounted */
-	bool adopted;
-	bool debug;	   /* -o debug */
+	int fd;	    /* /dev/fuse of the mount (fuse_session_fd()), or -1 */
+	bool debug; /* -o debug */
 	bool deny_others;  /* -o allow_root: only root and the owner */
 	uid_t owner;	   /* who made the session */
 	bool no_interrupt; /* conn->no_interrupt set in init */
@@ -221,6 +219,10 @@ FC_HIDDEN void fc_conn_init(struct fuse_session *se, struct fring_conn *fc);
  * args into cfg; 0, or -1 with the reason logged. */
 FC_HIDDEN int fc_session_opts(struct fuse_session *se, struct fuse_args *args,
 			      fring_config_t *cfg);
+/* The same mapping, for a mount alone (fuse_open_channel()): options it
+ * does not know stay in args, without a failure. */
+FC_HIDDEN int fc_mount_opts(struct fuse_session *se, struct fuse_args *args,
+			    fring_config_t *cfg);
 
 /* "/dev/fd/N": a mountpoint that is a descriptor, not a directory */
 FC_HIDDEN bool fc_is_dev_fd(const char *path);

@@ -11,7 +11,6 @@
  * serializing the callbacks; the clone_fd and idle-thread settings have no
  * counterpart (libfring's dev transport has an fd per queue anyway).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -140,58 +139,9 @@ struct fuse_session *fuse_session_new(struct fuse_args *args,
 
 /* ---------------- mount ---------------- */
 
-/* The descriptors of this process open on /dev/fuse, up to max. */
-static int dev_fuse_fds(int *out, int max)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return 0;
-	while ((e = readdir(d)) && n < max) {
-		char target[32];
-		ssize_t len;
-
-		if (e->d_name[0] == '.')
-			continue;
-		len = readlinkat(dirfd(d), e->d_name, target,
-				 sizeof(target) - 1);
-		if (len <= 0)
-			continue;
-		target[len] = '\0';
-		if (!strcmp(target, "/dev/fuse"))
-			out[n++] = atoi(e->d_name);
-	}
-	closedir(d);
-	return n;
-}
-
-/*
- * native gap: libfring does not say which descriptor its mount opened
- * (fuse_session_fd()). It is the one /dev/fuse descriptor that the mount
- * added to the process: the queues clone theirs only when serving starts.
- */
-static int find_mount_fd(const int *before, int nbefore)
-{
-	int after[64];
-	int n = dev_fuse_fds(after, 64);
-
-	for (int i = 0; i < n; i++) {
-		bool old = false;
-
-		for (int j = 0; j < nbefore; j++)
-			old |= after[i] == before[j];
-		if (!old)
-			return after[i];
-	}
-	return -1;
-}
-
 int fuse_session_mount(struct fuse_session *se, const char *mountpoint)
 {
-	int before[64], nbefore = 0, ret;
-	bool adopted;
+	int ret;
 
 	if (!se || !mountpoint) {
 		fc_log(FUSE_LOG_ERR, "fuse: no mount point given\n");
@@ -201,9 +151,6 @@ int fuse_session_mount(struct fuse_session *se, const char *mountpoint)
 		fc_log(FUSE_LOG_ERR, "fuse: the session is mounted already\n");
 		return -1;
 	}
-	adopted = fc_is_dev_fd(mountpoint);
-	if (!adopted)
-		nbefore = dev_fuse_fds(before, 64);
 	/* libfring says why on failure (missing mountpoint, a dead mount,
 	 * a transport= this machine cannot give, a /dev/fd/N that is no
 	 * /dev/fuse descriptor, ...). "/dev/fd/N" is a descriptor that a
@@ -216,11 +163,44 @@ int fuse_session_mount(struct fuse_session *se, const char *mountpoint)
 		return -1;
 	}
 	se->mountpoint = strdup(mountpoint);
-	se->adopted = adopted;
-	/* the helper's descriptor is N itself, as libfuse answers */
-	se->fd = adopted ? atoi(mountpoint + strlen("/dev/fd/"))
-			 : find_mount_fd(before, nbefore);
+	/* for a helper's /dev/fd/N it is N itself, as libfuse answers */
+	se->fd = fring_session_fd(se->fs);
 	return 0;
+}
+
+/*
+ * mount.fuse3's half of -o drop_privileges: mount with its privilege, then
+ * hand the descriptor to the filesystem it starts as /dev/fd/N (which
+ * fuse_session_mount() adopts). The options are fuse_session_new()'s
+ * mount options, mapped the same way (sessopt.c).
+ */
+/* Declared by libfuse's fuse.h (which stops with #error here). */
+int fuse_open_channel(const char *mountpoint, const char *options);
+int fuse_open_channel(const char *mountpoint, const char *options)
+{
+	char *argv[] = {"", "-o", (char *)options, NULL};
+	struct fuse_args args =
+		FUSE_ARGS_INIT(options && *options ? 3 : 1, argv);
+	struct fuse_session *se = calloc(1, sizeof(*se));
+	fring_config_t *cfg = fring_config_new();
+	int fd = -1;
+
+	if (!se || !cfg) {
+		fc_log(FUSE_LOG_ERR, "fuse: out of memory\n");
+	} else if (!mountpoint) {
+		fc_log(FUSE_LOG_ERR, "fuse: no mount point given\n");
+	} else if (fc_mount_opts(se, &args, cfg) == 0) {
+		fd = fring_mount_fd(mountpoint, cfg);
+		if (fd < 0) {
+			fc_log(FUSE_LOG_ERR, "fuse: cannot mount on %s: %s\n",
+			       mountpoint, strerror(-fd));
+			fd = -1;
+		}
+	}
+	fuse_opt_free_args(&args);
+	fring_config_free(cfg);
+	free(se);
+	return fd;
 }
 
 bool fc_is_dev_fd(const char *path)
@@ -348,12 +328,8 @@ void fuse_session_unmount(struct fuse_session *se)
 
 	if (!se || !se->fs || !se->mountpoint)
 		return;
-	/* a helper's mount is the helper's to unmount (libfring leaves it
-	 * alone too); the descriptor goes with the session */
-	if (se->adopted) {
-		se->fd = -1;
-		return;
-	}
+	/* a helper's /dev/fd/N mount is the helper's: libfring leaves it
+	 * (and says nothing); the descriptor goes with the session */
 	ret = fring_session_unmount(se->fs);
 	if (ret)
 		fc_log(FUSE_LOG_ERR, "fuse: cannot unmount %s: %s\n",

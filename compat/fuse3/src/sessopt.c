@@ -78,14 +78,6 @@ static int one_opt(struct opt_state *st, char *key)
 		return fring_opt(st, "transport", "auto");
 	if (!strcmp(key, "io_uring_q_depth") && val)
 		return fring_opt(st, "queue_depth", val);
-	if (!strcmp(key, "auto_unmount") && !val) {
-		/* native gap: no unmount by a watcher when the process dies;
-		 * the mount is left dead (ENOTCONN) until unmounted */
-		fc_log(FUSE_LOG_WARNING,
-		       "fuse: -o auto_unmount is not offered by libfring: "
-		       "the mount stays if the process dies\n");
-		return 0;
-	}
 	if (IN(no_effect, key))
 		return 0;
 	if (IN(not_offered, key)) {
@@ -149,6 +141,17 @@ static int env_opts(struct opt_state *st)
 	return 0;
 }
 
+/* The options libfuse's mount code reads (fuse_open_channel()): the same
+ * mapping; options for the session or the program are the daemon's, and
+ * are left in args without a word, as libfuse leaves them. */
+int fc_mount_opts(struct fuse_session *se, struct fuse_args *args,
+		  fring_config_t *cfg)
+{
+	struct opt_state st = {.se = se, .cfg = cfg};
+
+	return fuse_opt_parse(args, &st, NULL, session_opt_proc) == -1 ? -1 : 0;
+}
+
 int fc_session_opts(struct fuse_session *se, struct fuse_args *args,
 		    fring_config_t *cfg)
 {
@@ -156,7 +159,7 @@ int fc_session_opts(struct fuse_session *se, struct fuse_args *args,
 
 	if (env_opts(&st))
 		return -1;
-	if (fuse_opt_parse(args, &st, NULL, session_opt_proc) == -1)
+	if (fc_mount_opts(se, args, cfg))
 		return -1;
 	if (args->argc == 1 && args->argv[0][0] == '-') {
 		fc_log(FUSE_LOG_WARNING, "fuse: warning: argv[0] looks like an "

@@ -7,10 +7,6 @@
  *   its io_uring rungs); a program cannot bring its own reads and writes.
  * - fuse_session_receive_buf() / fuse_session_process_buf(): libfring
  *   owns the event loop as well; fuse_session_loop() or _loop_mt() serve.
- * - fuse_open_channel(): mount.fuse3's half of -o drop_privileges (mount,
- *   then hand the /dev/fuse descriptor to the filesystem as /dev/fd/N).
- *   libfring mounts only for a session that it serves itself; the other
- *   half, serving a handed-down /dev/fd/N, is offered (session.c).
  * - CUSE (cuse_lowlevel_*): character devices are out of scope.
  */
 #include <errno.h>
@@ -43,19 +39,6 @@ int fuse_session_custom_io_30(struct fuse_session *se,
 	return fuse_session_custom_io_317(se, io, 0, fd);
 }
 FC_SYMVER(fuse_session_custom_io_30, "fuse_session_custom_io@FUSE_3.0");
-
-/* Declared by libfuse's fuse.h (which stops with #error here). */
-int fuse_open_channel(const char *mountpoint, const char *options);
-int fuse_open_channel(const char *mountpoint, const char *options)
-{
-	(void)mountpoint;
-	(void)options;
-	fc_unsupported("fuse_open_channel",
-		       "libfring mounts only for a session it serves: a "
-		       "mount helper (mount.fuse3 -o drop_privileges) must "
-		       "run on the system's libfuse");
-	return -1;
-}
 
 int fuse_session_receive_buf(struct fuse_session *se, struct fuse_buf *buf)
 {

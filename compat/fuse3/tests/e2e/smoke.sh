@@ -10,8 +10,10 @@
 # reads answered from the fd: smokefs' counters say those paths ran, and
 # whether write_buf got memory; SMOKEFS_SPLICE_READ=1 asks for the other),
 # unlink, a read left unanswered by its handler and answered EINTR by the
-# interrupt function it registered once the reader is killed, and SIGTERM
-# ending it cleanly with the mount gone.
+# interrupt function it registered once the reader is killed,
+# fuse_session_fd() naming a /dev/fuse descriptor of the process, and
+# SIGTERM ending it cleanly with the mount gone; then, mounted again with
+# -o auto_unmount, SIGKILL: the mount must go as well.
 set -uo pipefail
 exe=$(realpath "$1")
 transport=$2
@@ -116,6 +118,9 @@ else
 	[[ ${wm:-0} -gt 0 && ${wo:-0} == 0 ]] && ok write_buf_memory ||
 		fail write_buf_memory "memory ${wm:-none}, other ${wo:-none}"
 fi
+sfd=$(counter session_fd)
+[[ ${sfd:--1} -ge 0 && $(readlink "/proc/$pid/fd/$sfd") == /dev/fuse ]] && ok session_fd ||
+	fail session_fd "fuse_session_fd() gave ${sfd:-none}: $(readlink "/proc/$pid/fd/${sfd:-none}" 2>&1)"
 
 # ---- unlink ----
 timeout 20 rm "$mnt/small" && ok unlink || fail unlink "rm failed"
@@ -157,6 +162,21 @@ else
 	pid=
 	[[ $rc == 0 ]] && ok sigterm_exit_0 || fail sigterm_exit_0 "exit $rc"
 	mounted && fail sigterm_unmounted "still mounted" || ok sigterm_unmounted
+fi
+
+# ---- -o auto_unmount: killed, the mount goes anyway ----
+"$exe" -f -o "transport=$transport,auto_unmount" "$@" "$mnt" 2>"$tmp/log" &
+pid=$!
+for _ in $(seq 100); do mounted && break; sleep 0.1; done
+if mounted && [[ $(timeout 20 cat "$mnt/hello") == "hello from smokefs" ]]; then
+	ok auto_unmount_mounted
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null
+	pid=
+	for _ in $(seq 100); do mounted || break; sleep 0.1; done
+	mounted && fail auto_unmount_killed "still mounted 10 s after SIGKILL" || ok auto_unmount_killed
+else
+	fail auto_unmount_mounted "not serving: $(cat "$tmp/log")"
 fi
 ((failed == 0)) || { echo "daemon log:"; cat "$tmp/log"; }
 echo "$passed passed, $failed failed"

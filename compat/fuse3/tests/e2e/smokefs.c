@@ -7,7 +7,8 @@
  *
  * - "hello": fixed text, read with fuse_reply_buf();
  * - "counters": what this program saw, one "name value" per line (the
- *   test reads it to know which paths the data took);
+ *   test reads it to know which paths the data took), and the descriptor
+ *   fuse_session_fd() gave after the mount;
  * - "sleepy": a read that is never answered by its handler: it registers
  *   an interrupt function (fuse_req_interrupt_func()) and returns; the
  *   answer (EINTR) comes from that function when the reader is killed;
@@ -62,6 +63,7 @@ static struct {
 	atomic_ulong write_bufs, fd_reads, buf_reads, creates, unlinks, forgets,
 		inits, sleeping, interrupts, wbuf_mem, wbuf_other;
 	atomic_uint proto_minor;
+	atomic_int session_fd;
 } fs = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* ---------------- attributes ---------------- */
@@ -73,13 +75,14 @@ static size_t counters_text(char *buf, size_t size)
 		"write_buf %lu\nfd_read %lu\nbuf_read %lu\ncreate %lu\n"
 		"unlink %lu\nforget %lu\ninit %lu\nsleeping %lu\n"
 		"interrupts %lu\nproto_minor %u\nwrite_buf_mem %lu\n"
-		"write_buf_other %lu\n",
+		"write_buf_other %lu\nsession_fd %d\n",
 		atomic_load(&fs.write_bufs), atomic_load(&fs.fd_reads),
 		atomic_load(&fs.buf_reads), atomic_load(&fs.creates),
 		atomic_load(&fs.unlinks), atomic_load(&fs.forgets),
 		atomic_load(&fs.inits), atomic_load(&fs.sleeping),
 		atomic_load(&fs.interrupts), atomic_load(&fs.proto_minor),
-		atomic_load(&fs.wbuf_mem), atomic_load(&fs.wbuf_other));
+		atomic_load(&fs.wbuf_mem), atomic_load(&fs.wbuf_other),
+		atomic_load(&fs.session_fd));
 }
 
 /* Under fs.lock. 0 or an errno. */
@@ -563,6 +566,7 @@ int main(int argc, char *argv[])
 		goto out_session;
 	if (fuse_session_mount(se, opts.mountpoint) != 0)
 		goto out_signals;
+	atomic_store(&fs.session_fd, fuse_session_fd(se));
 	fuse_daemonize(opts.foreground);
 	if (opts.singlethread) {
 		ret = fuse_session_loop(se);
