@@ -86,6 +86,8 @@ static int one_opt(struct opt_state *st, char *key)
 		       "the mount stays if the process dies\n");
 		return 0;
 	}
+	if (!strcmp(key, "stats_fd"))
+		return fc_stats_fd_opt(se, val);
 	if (IN(no_effect, key))
 		return 0;
 	if (IN(not_offered, key)) {
