@@ -35,7 +35,7 @@ mkdir -p "$OUT"
 src=$("$ROOT/scripts/fetch-fuse3-source.sh" 2>"$OUT/fetch.log" | tail -n 1) || true
 if [[ -z $src || ! -f $src/example/$NAME.cc ]]; then
 	cat "$OUT/fetch.log" >&2
-	echo "libfuse's source could not be had (scripts/fetch-fuse3-source.sh above)" >&2
+	echo "libfuse's source could not be had: $(grep -m1 'error' "$OUT/fetch.log" || tail -n 1 "$OUT/fetch.log")" >&2
 	exit 2
 fi
 
