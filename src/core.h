@@ -100,6 +100,13 @@ struct fring_tp {
 	 * or will). NULL: pread/pwrite on the memory buffer. */
 	ssize_t (*transfer)(struct fring_req *req, int fd, off_t off,
 			    size_t size, bool is_write);
+	/* fring_write_data_to_fd() / _copy() (io.c checked the call and
+	 * the range): bytes [data_off, data_off + len) of a WRITE's data to
+	 * fd at off (-1: its position) when dst is NULL, else into dst. The
+	 * count moved, or a negative errno; nothing is answered. NULL: the
+	 * data is memory (io_write_data_mem()). */
+	ssize_t (*write_data)(struct fring_req *req, size_t data_off, int fd,
+			      off_t off, void *dst, size_t len);
 	/* A RELEASE is about to reach the filesystem, which may close
 	 * descriptors (may be NULL). */
 	void (*released)(struct fring_req *req);

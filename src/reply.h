@@ -28,6 +28,12 @@ FRING_HIDDEN void fill_attr(struct fuse_attr *a, const struct stat *st,
  * when nothing moved. The transports' data helpers fall back on it. */
 FRING_HIDDEN ssize_t io_sync_transfer(struct fring_req *req, int fd, off_t off,
 				      size_t size, size_t done, bool is_write);
+/* io.c: a WRITE's data in memory (req->buf.mem) to fd at off (-1: its
+ * position), short writes continued, or into dst: the count, or -errno
+ * when nothing moved. The transports' write_data ops end here for memory. */
+FRING_HIDDEN ssize_t io_write_data_mem(struct fring_req *req, size_t data_off,
+				       int fd, off_t off, void *dst,
+				       size_t len);
 
 /* notify.c */
 /* The cookie of the retrieve whose NOTIFY_REPLY carries unique id, taken

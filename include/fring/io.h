@@ -48,6 +48,55 @@ int fring_write_to_fd(fring_req_t *req, int fd, off_t off);
 
 /* ------------------------------------------------------------------------ */
 /**
+ * @name A WRITE's data, moved without answering
+ * For a write handler that needs the data somewhere before it answers
+ * (several files, a checksum, a log, a libfuse-style fuse_buf_copy()),
+ * whatever kind of buffer `src` is. Synchronous: the call returns when
+ * the bytes moved. Nothing is answered: the handler answers afterwards,
+ * e.g. fring_reply_write() with the count it moved.
+ *
+ * data_off and len are a range of the WRITE's data (src->size bytes),
+ * cut at its end. The operation suits the buffer:
+ *
+ * - FRING_BUF_MEM: pwrite (write(2) at off -1), or memcpy;
+ * - FRING_BUF_PIPE (dev with -o splice_read): splice from the queue's
+ *   pipe into fd (read(2) into dst). A pipe is read once, in order: each
+ *   call must start where the previous one ended (data_off 0 first), and
+ *   a range already taken cannot be had again (-ESPIPE). Once the handler
+ *   returned without taking every byte, the rest is in memory (src turns
+ *   FRING_BUF_MEM), still from where the taking stopped. A file that
+ *   refuses splice (O_APPEND, no splice_write) gets the rest through
+ *   memory the same way. Do not mix with fring_write_to_fd().
+ * - FRING_BUF_FIXED (transport=zerocopy): a WRITE_FIXED from the client's
+ *   pages on the queue's own ring, into fd, or into the ring's staging
+ *   memfd and from there into dst. Waited for: on the queue thread the
+ *   ring keeps serving completions meanwhile (they are handled once the
+ *   handler returns); from another thread the operation is handed to the
+ *   queue thread, which is woken for it (so that thread must not be
+ *   waiting for the caller). The bytes count as moved from
+ *   the pages, so fring_reply_write() may then claim them; each operation
+ *   counts in the io_ring statistic. After the session started ending
+ *   -ESHUTDOWN; called on another queue's thread -EDEADLK (its thread
+ *   could be waiting for this one).
+ *
+ * Short counts are continued until the range is moved, the file takes no
+ * more, or an error; an error after some bytes returns the bytes.
+ * Returns the count, or a negative errno: -EINVAL (not a WRITE,
+ * data_off past the data, off below -1), -EBADF (fd < 0), -EFAULT (dst
+ * NULL), -EALREADY (req was answered), or the file's error.
+ */
+/**@{*/
+/** Bytes [data_off, data_off + len) of a WRITE's data into fd at off
+ * (off -1: at the descriptor's position, which then advances). */
+ssize_t fring_write_data_to_fd(fring_req_t *req, size_t data_off, int fd,
+			       off_t off, size_t len);
+/** Bytes [data_off, data_off + len) of a WRITE's data into dst. */
+ssize_t fring_write_data_copy(fring_req_t *req, size_t data_off, void *dst,
+			      size_t len);
+/**@}*/
+
+/* ------------------------------------------------------------------------ */
+/**
  * @name Asynchronous I/O on the queue's ring
  * On the ring transports a handler may issue its own io_uring operations
  * (backing-store reads, writes, fsync, statx, ...) on the ring of the queue

@@ -96,8 +96,12 @@ static ssize_t dev_transfer(struct fring_req *req, int fd, off_t off,
 {
 	if (is_write) {
 		/* splice_read: the payload may still be in the queue's pipe */
-		if (dev_slot(req)->pipe_in && splice_write_to_fd(req, fd, off))
-			return -EINPROGRESS;
+		int r = dev_slot(req)->pipe_in
+				? splice_write_to_fd(req, fd, off)
+				: 0;
+
+		if (r)
+			return r > 0 ? -EINPROGRESS : r;
 	} else if ((req->se->splice & FUSE_SPLICE_WRITE) && size &&
 		   splice_read_from_fd(req, fd, off, size)) {
 		return -EINPROGRESS;
@@ -111,6 +115,7 @@ const struct fring_tp fring_tp_dev = {
 	.send = dev_send,
 	.set_buf = dev_set_buf,
 	.transfer = dev_transfer,
+	.write_data = splice_write_data,
 };
 
 /* Waits until fd is readable or the session is told to stop. */
@@ -210,6 +215,7 @@ static ssize_t dev_read_msg(struct fring_queue *q, struct fring_req *req)
 	ssize_t n;
 
 	dev_slot(req)->pipe_in = 0;
+	dev_slot(req)->pipe_taken = 0;
 	if (q->pipe[0] >= 0) {
 		n = splice_read_msg(q, req, DEV_READ_OFF);
 		if (n != -EINVAL)

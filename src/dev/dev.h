@@ -15,6 +15,9 @@ struct dev_slot {
 	/* splice_read: a WRITE's payload bytes that were left in the
 	 * queue's pipe when it was read (set before the handler runs) */
 	uint32_t pipe_in;
+	/* of those, how many fring_write_data_*() took out already (in
+	 * order: a pipe is read once); written by the pipe's owner */
+	uint32_t pipe_taken;
 };
 
 static inline struct dev_slot *dev_slot(struct fring_req *req)
@@ -44,8 +47,13 @@ FRING_HIDDEN ssize_t splice_read_msg(struct fring_queue *q,
 				     struct fring_req *req, size_t off);
 /* After the handler returned: a payload nobody took goes into memory. */
 FRING_HIDDEN void splice_settle(struct fring_queue *q);
-/* The data helpers on dev: 1 when they answered, 0 to use the copy path */
+/* The data helpers on dev: 1 when they answered, 0 to use the copy path,
+ * -ESPIPE when fring_write_data_*() took part of the payload already */
 FRING_HIDDEN int splice_write_to_fd(struct fring_req *req, int fd, off_t off);
+/* tp->write_data on dev: from the pipe in order, else from memory */
+FRING_HIDDEN ssize_t splice_write_data(struct fring_req *req, size_t data_off,
+				       int fd, off_t off, void *dst,
+				       size_t len);
 FRING_HIDDEN int splice_read_from_fd(struct fring_req *req, int fd, off_t off,
 				     size_t size);
 /* dev_send() of an answer whose data a data helper left in this thread's

@@ -32,6 +32,7 @@
 
 #include "fault.h"
 #include "dev.h"
+#include "reply.h"
 
 /*
  * READs below this take the copy path: through the pipes a READ costs four
@@ -214,11 +215,15 @@ ssize_t splice_read_msg(struct fring_queue *q, struct fring_req *req,
 	return ret ? ret : n;
 }
 
-/* The payload of req, left in the pipe, into the slot where read(2) would
- * have put it; the handler's src becomes memory. */
+/* The payload of req left in the pipe (all of it but what
+ * fring_write_data_*() took) into the slot where read(2) would have put
+ * it; the handler's src becomes memory. */
 static void payload_to_slot(struct fring_queue *q, struct fring_req *req)
 {
-	if (pipe_take(q->pipe[0], req->data, dev_slot(req)->pipe_in))
+	uint32_t taken = dev_slot(req)->pipe_taken;
+
+	if (pipe_take(q->pipe[0], req->data + taken,
+		      dev_slot(req)->pipe_in - taken))
 		fr_err("q%u: reading a WRITE's payload from the pipe failed",
 		       q->idx);
 	req->buf.kind = FRING_BUF_MEM;
@@ -259,7 +264,12 @@ int splice_write_to_fd(struct fring_req *req, int fd, off_t off)
 		while ((atomic_load(&q->pipe_owner) & OWNER_TAGS) ==
 		       OWNER_DRAINING)
 			sched_yield();
-		return 0;
+		return dev_slot(req)->pipe_taken ? -ESPIPE : 0;
+	}
+	if (dev_slot(req)->pipe_taken) {
+		/* fring_write_data_*() took the start: the whole is gone */
+		atomic_store(&q->pipe_owner, (uintptr_t)req);
+		return -ESPIPE;
 	}
 	while (!fault && done < left) {
 		loff_t o = off + (off_t)done;
@@ -288,6 +298,101 @@ int splice_write_to_fd(struct fring_req *req, int fd, off_t off)
 	stat_add(q, splice_read_data_bytes, done);
 	fring_reply_write(req, done);
 	return 1;
+}
+
+/* ---------------- fring_write_data_*() ---------------- */
+
+/*
+ * Takes the pipe of req's payload for the caller: true when it holds it
+ * (pipe_owner tagged TAKEN), false when the payload is in memory now or
+ * all taken (the handler returned, splice_settle() ran). -EBUSY in *err
+ * when another thread holds it for the same request.
+ */
+static bool pipe_hold(struct fring_queue *q, struct fring_req *req, int *err)
+{
+	*err = 0;
+	for (;;) {
+		uintptr_t v = (uintptr_t)req;
+
+		if (atomic_compare_exchange_strong(&q->pipe_owner, &v,
+						   v | OWNER_TAKEN))
+			return true;
+		if ((v & ~(uintptr_t)OWNER_TAGS) != (uintptr_t)req)
+			return false;
+		if (v & OWNER_TAKEN) {
+			*err = -EBUSY;
+			return false;
+		}
+		sched_yield(); /* being drained into the slot */
+	}
+}
+
+/* len bytes from the pipe into fd (at off, or its position at -1). */
+static ssize_t pipe_to_fd(struct fring_req *req, int fd, off_t off, size_t len)
+{
+	size_t done = 0;
+	ssize_t n = 0;
+
+	while (done < len) {
+		loff_t o = off + (off_t)done;
+
+		n = splice(req->q->pipe[0], NULL, fd, off < 0 ? NULL : &o,
+			   len - done, move_flag(req->se));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		done += (size_t)n;
+	}
+	if (!done)
+		return n < 0 ? -errno : 0;
+	stat_add(req->q, splice_read_data_bytes, done);
+	return (ssize_t)done;
+}
+
+ssize_t splice_write_data(struct fring_req *req, size_t data_off, int fd,
+			  off_t off, void *dst, size_t len)
+{
+	struct fring_queue *q = req->q;
+	struct dev_slot *ds = dev_slot(req);
+	ssize_t n;
+	int err;
+
+	if (!ds->pipe_in)
+		return io_write_data_mem(req, data_off, fd, off, dst, len);
+	if (!pipe_hold(q, req, &err)) {
+		if (err)
+			return err;
+		/* in memory from pipe_taken on */
+		if (data_off < ds->pipe_taken)
+			return -ESPIPE;
+		return io_write_data_mem(req, data_off, fd, off, dst, len);
+	}
+	if (data_off != ds->pipe_taken) {
+		atomic_store(&q->pipe_owner, (uintptr_t)req);
+		return -ESPIPE;
+	}
+	if (dst) {
+		err = pipe_take(q->pipe[0], dst, len);
+		n = err ? err : (ssize_t)len;
+	} else {
+		n = pipe_to_fd(req, fd, off, len);
+		if (n < 0 && n != -EAGAIN) {
+			/* e.g. EINVAL: an O_APPEND fd, a file without
+			 * splice_write: the rest through memory */
+			count_fallback(q, "pipe to a file", (int)-n);
+			payload_to_slot(q, req);
+			atomic_store(&q->pipe_owner, 0);
+			return io_write_data_mem(req, data_off, fd, off, NULL,
+						 len);
+		}
+	}
+	if (n > 0)
+		ds->pipe_taken += (uint32_t)n;
+	/* all taken: nothing left for splice_settle() */
+	atomic_store(&q->pipe_owner,
+		     ds->pipe_taken == ds->pipe_in ? 0 : (uintptr_t)req);
+	return n;
 }
 
 /* ---------------- splice_write ---------------- */

@@ -163,6 +163,10 @@ void ring_io_complete(struct ring_thread *rt, struct ring_io *io, int res)
 	if (!io)
 		return;
 	zc_done(rt, io, res);
+	if (io->sync_op) {
+		ring_sync_done(rt, io, res);
+		return;
+	}
 	if (rt_stopping(rt)) {
 		io_put(rt, io);
 		return;
@@ -224,10 +228,18 @@ int ring_helper_handoff(struct fring_req *req, int fd, off_t off, size_t size,
 		return -ENOMEM;
 	helper_init(io, req, fd, off, size, 0, is_write);
 	fring_req_async(req);
+	if (ring_io_hand(rt, io)) {
+		free(io);
+		return -ESHUTDOWN;
+	}
+	return 0;
+}
+
+int ring_io_hand(struct ring_thread *rt, struct ring_io *io)
+{
 	pthread_mutex_lock(&rt->lock);
 	if (rt->state == RT_RETIRED) {
 		pthread_mutex_unlock(&rt->lock);
-		free(io);
 		return -ESHUTDOWN;
 	}
 	io->next = rt->io_handoff;
@@ -244,6 +256,10 @@ void ring_io_start_handed(struct ring_thread *rt, struct ring_io *list)
 		struct fring_req *req = io->req;
 
 		list = io->next;
+		if (io->sync_op) {
+			ring_sync_start(rt, io);
+			continue;
+		}
 		if (!helper_submit(rt, io)) {
 			free(io);
 			/* stopping: the answer is refused anyway */

@@ -249,6 +249,7 @@ const struct fring_tp fring_tp_ring = {
 	.recycle = ring_recycle,
 	.set_buf = ring_set_buf,
 	.transfer = ring_transfer,
+	.write_data = ring_write_data,
 	.released = ring_released,
 };
 
@@ -446,16 +447,16 @@ void rt_cqe(struct ring_thread *rt, struct io_uring_cqe *cqe)
 	}
 }
 
-/* Submits and waits for one completion. A failure leaves the SQEs queued
- * (liburing advanced the tail the kernel did not read): the next call
- * submits them again. */
-int rt_submit_wait(struct ring_thread *rt)
+/* Submits and waits for wait_nr completions. A failure leaves the SQEs
+ * queued (liburing advanced the tail the kernel did not read): the next
+ * call submits them again. */
+static int rt_submit(struct ring_thread *rt, unsigned wait_nr)
 {
 	int ret = fault_hit(FAULT_RING_SUBMIT);
 
 	kernel_order();
 	if (!ret)
-		ret = io_uring_submit_and_wait(&rt->ring, 1);
+		ret = io_uring_submit_and_wait(&rt->ring, wait_nr);
 	kernel_order();
 	if (ret >= 0) {
 		/* the commits went in: their pool buffers are free */
@@ -467,6 +468,11 @@ int rt_submit_wait(struct ring_thread *rt)
 		}
 	}
 	return ret;
+}
+
+int rt_submit_wait(struct ring_thread *rt)
+{
+	return rt_submit(rt, 1);
 }
 
 /*
@@ -488,23 +494,23 @@ void ring_note_failure(struct ring_state *rs, int err)
 		session_note(rs->se);
 }
 
-/* One round of every loop on a ring: submit what is queued, wait for a
- * completion, handle every completion there is. 0, or the io_uring_enter
- * error nothing can go on after. */
+/*
+ * One round of every loop on a ring: submit what is queued, wait for a
+ * completion (unless a synchronous op left some in the stash), handle
+ * every completion there is. Each is taken off the ring before it is
+ * handled: a handler waiting for a synchronous op (sync.c) takes the
+ * ones after it, which the stash keeps for this loop, in order. 0, or
+ * the io_uring_enter error nothing can go on after.
+ */
 int rt_reap(struct ring_thread *rt)
 {
-	struct io_uring_cqe *cqe;
-	unsigned head, n = 0;
-	int ret = rt_submit_wait(rt);
+	struct io_uring_cqe cqe;
+	int ret = rt_submit(rt, rt->stash_len ? 0 : 1);
 
 	if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY)
 		return ret;
-	io_uring_for_each_cqe(&rt->ring, head, cqe)
-	{
-		rt_cqe(rt, cqe);
-		n++;
-	}
-	io_uring_cq_advance(&rt->ring, n);
+	while (rt_cq_take(rt, &cqe))
+		rt_cqe(rt, &cqe);
 	return 0;
 }
 
@@ -608,18 +614,28 @@ void rt_retire(struct ring_thread *rt)
 			struct ring_io *io = ios;
 
 			ios = io->next;
+			if (io->sync_op) {
+				ring_sync_done(rt, io, -ESHUTDOWN);
+				continue;
+			}
 			reply_errno(io->req, ESHUTDOWN);
 			free(io);
 		}
 		ios = rt->io_pending;
 		rt->io_pending = NULL;
 	}
+	ring_sync_retire(rt);
 	cur_rt = NULL;
 }
 
 bool ring_on_thread_of(const struct fring_req *req)
 {
 	return cur_rt && cur_rt == req->q->rt;
+}
+
+bool ring_on_a_ring_thread(void)
+{
+	return cur_rt != NULL;
 }
 
 struct io_uring_sqe *ring_io_sqe(struct fring_req *req)

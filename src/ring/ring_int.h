@@ -3,7 +3,7 @@
  * The io_uring transport's private state, shared by the files of src/ring/:
  * queue.c (the loop: entries, completions, commits), setup.c (thread life,
  * the main thread's side), io.c (handler I/O and the data helpers), pool.c
- * (buffer pools), zc.c (zero-copy).
+ * (buffer pools), zc.c (zero-copy), sync.c (synchronous fixed ops).
  */
 #ifndef FRING_RING_INT_H
 #define FRING_RING_INT_H
@@ -121,6 +121,20 @@ struct ring_thread {
 	 * any more (doc/kernel-protocol.md, "Zero-copy") */
 	bool zc_dead;
 	struct ring_io *io_free;
+	/* completions a synchronous op took off the CQ ring while it waited
+	 * inside a handler (sync.c): the loop handles them, oldest first,
+	 * before the ring's own */
+	struct ring_cqe *stash;
+	unsigned stash_head, stash_len, stash_cap;
+	/* synchronous ops handed over by other threads, in flight */
+	struct ring_io *sync_live;
+};
+
+/* A completion taken off the CQ ring: what rt_cqe() reads of it. */
+struct ring_cqe {
+	uint64_t user_data;
+	int32_t res;
+	uint32_t flags;
 };
 
 /* The thread moves its own state (see enum rt_state). */
@@ -198,6 +212,10 @@ struct ring_io {
 	/* a fixed op on the request's zero-copy slot, at slot offset zc_addr */
 	bool zc_track;
 	uint64_t zc_addr;
+	/* a synchronous op (sync.c): its completion goes to its waiter, or
+	 * nowhere once sync is NULL (the waiter gave up) */
+	bool sync_op;
+	struct ring_sync *sync;
 	struct ring_io *next;
 };
 
@@ -238,6 +256,7 @@ FRING_HIDDEN int rt_submit_wait(struct ring_thread *rt);
 FRING_HIDDEN void ring_commit(struct ring_thread *rt, struct fring_req *req);
 FRING_HIDDEN void ring_thread_wake(struct ring_thread *rt);
 FRING_HIDDEN bool ring_on_thread_of(const struct fring_req *req);
+FRING_HIDDEN bool ring_on_a_ring_thread(void);
 FRING_HIDDEN struct io_uring_sqe *ring_io_sqe(struct fring_req *req);
 FRING_HIDDEN void ring_io_arm(struct ring_io *io, struct io_uring_sqe *sqe);
 
@@ -250,10 +269,29 @@ FRING_HIDDEN void ring_io_complete(struct ring_thread *rt, struct ring_io *io,
 				   int res);
 FRING_HIDDEN int ring_helper_handoff(struct fring_req *req, int fd, off_t off,
 				     size_t size, bool is_write);
+/* io on the thread's handoff list, the thread woken: 0, or -ESHUTDOWN
+ * once it retired (io is then the caller's) */
+FRING_HIDDEN int ring_io_hand(struct ring_thread *rt, struct ring_io *io);
 FRING_HIDDEN void ring_io_start_handed(struct ring_thread *rt,
 				       struct ring_io *list);
 FRING_HIDDEN ssize_t ring_transfer(struct fring_req *req, int fd, off_t off,
 				   size_t size, bool is_write);
+
+/* sync.c: synchronous fixed ops (fring_write_data_*() on zero-copy) */
+/* The next completion to handle, the stash's before the ring's: false
+ * when there is none. Taken off the ring before it is handled, so a
+ * handler may wait on the ring. */
+FRING_HIDDEN bool rt_cq_take(struct ring_thread *rt, struct io_uring_cqe *out);
+FRING_HIDDEN void rt_stash_free(struct ring_thread *rt);
+FRING_HIDDEN ssize_t ring_write_data(struct fring_req *req, size_t data_off,
+				     int fd, off_t off, void *dst, size_t len);
+/* a handed-over synchronous op, on the queue thread: start it */
+FRING_HIDDEN void ring_sync_start(struct ring_thread *rt, struct ring_io *io);
+/* its completion (res), or its end unstarted: tells the waiter, frees io */
+FRING_HIDDEN void ring_sync_done(struct ring_thread *rt, struct ring_io *io,
+				 int res);
+/* the thread retires: every started op's waiter gets -ESHUTDOWN */
+FRING_HIDDEN void ring_sync_retire(struct ring_thread *rt);
 
 /* zc.c */
 FRING_HIDDEN bool rt_zc_request(struct ring_thread *rt, struct fring_req *req,

@@ -344,6 +344,7 @@ void ring_free(struct fring_session *se)
 		if (rt->stage_fd >= 0)
 			close(rt->stage_fd);
 		ring_io_free_all(rt);
+		rt_stash_free(rt);
 		pthread_mutex_destroy(&rt->lock);
 		free(rt->qs);
 		free(rt->unsent);

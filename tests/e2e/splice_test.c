@@ -29,6 +29,7 @@
 #include <fring/fring.h>
 
 #include "check.h"
+#include "srv.h"
 
 #define T(cond, name, ...) chk_result(!!(cond), (name), __VA_ARGS__)
 
@@ -165,20 +166,6 @@ static const struct fring_ops ops = {
 	.write = s_write,
 };
 
-static void *runner(void *arg)
-{
-	return (void *)(long)fring_session_run(arg);
-}
-
-static uint64_t counter(fring_session_t *se, const char *name)
-{
-	uint64_t v = 0;
-
-	if (fring_session_counter(se, FRING_STATS_ALL, name, &v))
-		return 0;
-	return v;
-}
-
 static void fill(unsigned char *p, size_t n, unsigned seed)
 {
 	for (size_t i = 0; i < n; i++)
@@ -193,7 +180,6 @@ int main(void)
 	fring_config_t *cfg;
 	fring_session_t *se;
 	pthread_t th;
-	void *rr;
 	int ret, fd;
 
 	chk_init();
@@ -214,7 +200,7 @@ int main(void)
 		rmdir(mnt);
 		return 77;
 	}
-	pthread_create(&th, NULL, runner, se);
+	pthread_create(&th, NULL, srv_run, se);
 
 	snprintf(path, sizeof(path), "%s/f", mnt);
 	fd = open(path, O_RDWR | O_DIRECT);
@@ -227,7 +213,7 @@ int main(void)
 		if (fd >= 0)
 			close(fd);
 		fring_session_exit(se);
-		pthread_join(th, &rr);
+		pthread_join(th, NULL);
 		fring_session_destroy(se);
 		rmdir(mnt);
 		return 77;
@@ -264,18 +250,14 @@ int main(void)
 	  atomic_load(&mem_after_async));
 	T(atomic_load(&refused) > 0, "refused_writes", "%d",
 	  atomic_load(&refused));
-	T(counter(se, "splice_read_data_bytes") > 0, "splice_read_data_bytes",
-	  "%llu", (unsigned long long)counter(se, "splice_read_data_bytes"));
-	T(counter(se, "splice_write_data_bytes") >= (uint64_t)BLOCKS * BLOCK,
+	T(srv_counter(se, "splice_read_data_bytes") > 0,
+	  "splice_read_data_bytes", "%llu",
+	  (unsigned long long)srv_counter(se, "splice_read_data_bytes"));
+	T(srv_counter(se, "splice_write_data_bytes") >=
+		  (uint64_t)BLOCKS * BLOCK,
 	  "splice_write_data_bytes", "%llu",
-	  (unsigned long long)counter(se, "splice_write_data_bytes"));
-	T(counter(se, "handler_bugs") == 0, "no_handler_bugs", "%llu",
-	  (unsigned long long)counter(se, "handler_bugs"));
-
-	fring_session_exit(se);
-	pthread_join(th, &rr);
-	T(rr == NULL, "run_returns_0", "got %ld", (long)rr);
-	fring_session_destroy(se);
+	  (unsigned long long)srv_counter(se, "splice_write_data_bytes"));
+	srv_stop(se, th);
 	rmdir(mnt);
 	free(wbuf);
 	free(rbuf);

@@ -182,6 +182,24 @@ for t in bufpool bufpool-registered zerocopy; do
 	job "memdata-$t" - "$E2E/memdata_test" "$t"
 done
 job memdata-auto - "$E2E/memdata_test" auto zerocopy
+# a WRITE's data moved without answering (fring_write_data_to_fd() /
+# _copy(), writedata_test: whole, in pieces, into memory, from another
+# thread, the misuses), four writers at once, bytes checked in the backing
+# memfd; on zerocopy every WRITE is the client's pages and each piece a
+# synchronous WRITE_FIXED (zero_copy_writes, io_ring), no handler bug (an
+# answer claiming bytes no fixed op moved would be one)
+for t in bufpool-registered zerocopy; do
+	job "writedata-$t" - "$E2E/writedata_test" "$t"
+done
+# libfuse's write_buf through libfring-fuse3 (compat smoke.sh, smokefs):
+# with FUSE_CAP_SPLICE_READ (SMOKEFS_SPLICE_READ=1) it gets the client's
+# pages, which fuse_buf_copy() moves (write_buf_not_memory; 3 MiB written,
+# part through memory, and read back byte for byte); without, memory
+for v in splice plain; do
+	job "compat-smoke-zerocopy-$v" - env "SMOKEFS_SPLICE_READ=${v/plain/}" \
+		"$G/compat/smoke.sh" "$BUILD/compat/fuse3/tests/e2e/smokefs" \
+		zerocopy libfring-fuse3.so
+done
 
 # FUSE passthrough (examples/passthrough -o passthrough): the kernel does the
 # data I/O on the source file, so no READ/WRITE may reach the daemon; on

@@ -164,6 +164,8 @@ adds=(--add "$JOBS" /tests/jobs --add "$ENVF" /tests/env)
 for f in "$HERE"/../e2e/*.sh; do
 	adds+=(--add "$f" "$S/${f##*/}")
 done
+# libfring-fuse3's smoke test, in /tests/compat
+adds+=(--add "$HERE/../../compat/fuse3/tests/e2e/smoke.sh" /tests/compat/smoke.sh)
 # tests/lib (check.sh, kernel-log.sh): beside the scripts as in the tree,
 # /tests/lib for /tests/e2e/*.sh and /tests/run-guest.sh
 for f in check.sh kernel-log.sh; do

@@ -6,7 +6,9 @@
  * without). The copy advances both vectors' (idx, off) by what it moved
  * and stops at the end of either, at end of file, or at the first short
  * transfer (unless FUSE_BUF_FD_RETRY asks to go on); an error after some
- * bytes moved ends it with the count so far.
+ * bytes moved ends it with the count so far. write_buf's buffer of a
+ * WRITE whose data is not memory (compat.h, FC_BUF_WRITE_DATA) is read
+ * through libfring's helpers.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -147,9 +149,32 @@ static ssize_t fd_to_fd(const struct fuse_buf *dst, size_t doff,
 	return done ? (ssize_t)done : ret;
 }
 
+/* From a WRITE's data that is not memory (compat.h): libfring moves it
+ * with the transport's operation; it is read-only. */
+static ssize_t from_write_data(const struct fuse_buf *dst, size_t doff,
+			       const struct fuse_buf *src, size_t soff,
+			       size_t len)
+{
+	fring_req_t *r = fc_buf_write_req(src);
+
+	if (fc_buf_is_write_data(dst))
+		return -EINVAL;
+	if (!is_fd(dst))
+		return fring_write_data_copy(r, soff, (char *)dst->mem + doff,
+					     len);
+	return fring_write_data_to_fd(
+		r, soff, dst->fd,
+		dst->flags & FUSE_BUF_FD_SEEK ? dst->pos + (off_t)doff : -1,
+		len);
+}
+
 static ssize_t copy_one(const struct fuse_buf *dst, size_t doff,
 			const struct fuse_buf *src, size_t soff, size_t len)
 {
+	if (fc_buf_is_write_data(src))
+		return from_write_data(dst, doff, src, soff, len);
+	if (fc_buf_is_write_data(dst))
+		return -EINVAL;
 	if (!is_fd(dst) && !is_fd(src)) {
 		/* memmove: the two may be the same buffer, or overlap */
 		memmove((char *)dst->mem + doff, (const char *)src->mem + soff,
@@ -177,7 +202,9 @@ static bool advance(struct fuse_bufvec *v, size_t len)
 /*
  * The splice flags (NO_SPLICE, FORCE_SPLICE, SPLICE_MOVE,
  * SPLICE_NONBLOCK) only choose how libfuse moves fd-to-fd data; the result
- * is the same bytes, so they are accepted and the copy done as above.
+ * is the same bytes, so they are accepted and the copy done as above. A
+ * WRITE's data that is not memory moves the transport's way (splice from
+ * the pipe, WRITE_FIXED from the client's pages) whatever they say.
  */
 ssize_t fuse_buf_copy(struct fuse_bufvec *dstv, struct fuse_bufvec *srcv,
 		      enum fuse_buf_copy_flags flags)

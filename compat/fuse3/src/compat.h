@@ -170,6 +170,29 @@ static inline const struct fuse_buf *fc_buf_at(const struct fuse_bufvec *v,
 						     memory_order_relaxed));
 }
 
+/*
+ * A WRITE's data that is not memory (the queue's pipe on dev with
+ * splice_read, the client's pages on zerocopy), as write_buf gets it: a
+ * flag bit libfuse does not define (its enum fuse_buf_flags has bits 1 to
+ * 3), with FUSE_BUF_IS_FD so that a program that looks at the flags takes
+ * the descriptor route, fd -1 and mem NULL so that one that reads either
+ * itself fails instead of reading something else, and the request in pos
+ * (meaningless without FUSE_BUF_FD_SEEK), so the buffer works on any
+ * thread until the WRITE is answered. fuse_buf_copy() moves it with
+ * fring_write_data_to_fd() / fring_write_data_copy().
+ */
+#define FC_BUF_WRITE_DATA (1 << 28)
+
+static inline bool fc_buf_is_write_data(const struct fuse_buf *b)
+{
+	return ((unsigned)b->flags & FC_BUF_WRITE_DATA) != 0;
+}
+
+static inline fring_req_t *fc_buf_write_req(const struct fuse_buf *b)
+{
+	return (fring_req_t *)(uintptr_t)b->pos;
+}
+
 /* Bytes left in bufv from (idx, off); SIZE_MAX for an endless one. */
 FC_HIDDEN size_t fc_bufvec_left(const struct fuse_bufvec *bufv);
 

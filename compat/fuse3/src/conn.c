@@ -114,13 +114,18 @@ void fc_conn_init(struct fuse_session *se, struct fring_conn *fc)
 	fc->max_stack_depth = ci.max_backing_stack_depth + 1;
 	se->no_interrupt = ci.no_interrupt;
 	/*
-	 * A filesystem without write handlers can take zero-copy reads: its
-	 * answers (fuse_reply_buf/_iov/_data) go through fring_reply_buf(),
+	 * Zero-copy (FRING_FS_ZERO_COPY) for a filesystem whose handlers
+	 * never read the data from memory themselves. Its answers
+	 * (fuse_reply_buf/_iov/_data) go through fring_reply_buf(),
 	 * fring_reply_iov() and fring_read_from_fd(), which serve a
-	 * client's pages too. One that writes gets memory: libfuse's write
-	 * and write_buf hand it a pointer.
+	 * client's pages too; so one without write handlers qualifies. Of
+	 * those that write, libfuse hands non-memory buffers only to
+	 * write_buf, and only when init wants FUSE_CAP_SPLICE_READ: such a
+	 * program moves the data with fuse_buf_copy() (ll_write()). write
+	 * alone, or write_buf without the flag, gets memory.
 	 */
-	if (!se->op.write && !se->op.write_buf)
+	if ((!se->op.write && !se->op.write_buf) ||
+	    (se->op.write_buf && (want & FUSE_CAP_SPLICE_READ)))
 		fc->fs_flags |= FRING_FS_ZERO_COPY;
 }
 

@@ -317,10 +317,13 @@ static void ll_read(fring_req_t *r, fring_ino_t ino, size_t size, off_t off,
 }
 
 /*
- * The data is memory: this library never declares FRING_FS_ZERO_COPY for
- * a filesystem that writes (conn.c), and without that declaration libfring
- * hands write handlers memory on every transport. write_buf gets it as a
- * one-buffer vector, write as a pointer, as libfuse does.
+ * write gets a pointer to memory, write_buf a one-buffer vector, as
+ * libfuse does. The data is memory unless the layer declared
+ * FRING_FS_ZERO_COPY (conn.c), which it does for a write_buf program only
+ * when it asked for FUSE_CAP_SPLICE_READ, libfuse's promise to take
+ * non-memory buffers through fuse_buf_copy(): then write_buf may get the
+ * queue's pipe (dev, splice_read) or the client's pages (zerocopy), as a
+ * buffer only fuse_buf_copy() reads (compat.h, FC_BUF_WRITE_DATA).
  */
 static void ll_write(fring_req_t *r, fring_ino_t ino,
 		     const struct fring_buf *src, off_t off,
@@ -331,7 +334,15 @@ static void ll_write(fring_req_t *r, fring_ino_t ino,
 
 	if (!se)
 		return;
-	if (src->kind != FRING_BUF_MEM) {
+	if (src->kind != FRING_BUF_MEM && se->op.write_buf) {
+		struct fuse_bufvec bv = FUSE_BUFVEC_INIT(src->size);
+
+		bv.buf[0].flags = (enum fuse_buf_flags)(FUSE_BUF_IS_FD |
+							FC_BUF_WRITE_DATA);
+		bv.buf[0].pos = (off_t)(uintptr_t)r;
+		se->op.write_buf(fc_fuse_req(r), ino, &bv, off,
+				 fi_in(&ffi, fi));
+	} else if (src->kind != FRING_BUF_MEM) {
 		fc_log(FUSE_LOG_ERR,
 		       "fuse: a WRITE's data is not in memory (kind %d): "
 		       "answering EIO\n",

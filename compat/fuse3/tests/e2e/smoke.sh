@@ -7,7 +7,8 @@
 # in its memory map: libfring-fuse3.so, or the drop-in's libfuse3.so.3),
 # --version and a bad option behave, the listing, a memory read, data
 # written and read back byte for byte at offsets (write_buf into a memfd,
-# reads answered from the fd: smokefs' counters say those paths ran),
+# reads answered from the fd: smokefs' counters say those paths ran, and
+# whether write_buf got memory; SMOKEFS_SPLICE_READ=1 asks for the other),
 # unlink, a read left unanswered by its handler and answered EINTR by the
 # interrupt function it registered once the reader is killed, and SIGTERM
 # ending it cleanly with the mount gone.
@@ -110,6 +111,17 @@ wb=$(counter write_buf) fr=$(counter fd_read) cr=$(counter create) init=$(counte
 [[ ${fr:-0} -gt 0 ]] && ok fd_reads_used || fail fd_reads_used "fd_read ${fr:-none}"
 [[ ${cr:-0} == 2 ]] && ok creates || fail creates "create ${cr:-none}"
 [[ ${init:-0} == 1 ]] && ok init_once || fail init_once "init ${init:-none}"
+# what write_buf got: memory, unless the program asked for
+# FUSE_CAP_SPLICE_READ (SMOKEFS_SPLICE_READ=1) on a rung whose WRITE data
+# is elsewhere (dev: the pipe of splice_read; zerocopy: the client's pages)
+wm=$(counter write_buf_mem) wo=$(counter write_buf_other)
+if [[ -n ${SMOKEFS_SPLICE_READ:-} && ($transport == dev || $transport == zerocopy) ]]; then
+	[[ ${wo:-0} -gt 0 && ${wm:-0} == 0 ]] && ok write_buf_not_memory ||
+		fail write_buf_not_memory "memory ${wm:-none}, other ${wo:-none}"
+else
+	[[ ${wm:-0} -gt 0 && ${wo:-0} == 0 ]] && ok write_buf_memory ||
+		fail write_buf_memory "memory ${wm:-none}, other ${wo:-none}"
+fi
 
 # ---- unlink ----
 timeout 20 rm "$mnt/small" && ok unlink || fail unlink "rm failed"
@@ -121,9 +133,11 @@ err=$(timeout 20 rm "$mnt/hello" 2>&1)
 # ---- a read answered by its interrupt function ----
 # (the handler returns without answering; killing the reader makes the
 # kernel send INTERRUPT, and the function registered for it answers)
-# (cat itself, not under timeout: the signal must reach the reader; an
-# unanswered read leaves it waiting until the unmount at the end)
-cat "$mnt/sleepy" >/dev/null 2>&1 &
+# (dd itself, not under timeout: the signal must reach the reader; an
+# unanswered read leaves it waiting until the unmount at the end. dd, not
+# cat: the killed busybox cat of the vm tier's guest, which reads with
+# sendfile(2), left smokefs without an INTERRUPT on every rung, dev too)
+dd if="$mnt/sleepy" of=/dev/null bs=4096 count=1 >/dev/null 2>&1 &
 reader=$!
 for _ in $(seq 100); do [[ $(counter sleeping) == 1 ]] && break; sleep 0.1; done
 [[ $(counter sleeping) == 1 ]] && ok read_pending || fail read_pending "sleeping $(counter sleeping)"

@@ -12,9 +12,16 @@
  *   an interrupt function (fuse_req_interrupt_func()) and returns; the
  *   answer (EINTR) comes from that function when the reader is killed;
  * - files the client creates: each kept in a memfd. Writes come through
- *   write_buf and land with fuse_buf_copy() into the fd; reads answer
- *   fuse_reply_data() with an fd buffer (FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK),
- *   which libfring-fuse3 hands to fring_read_from_fd().
+ *   write_buf and land with fuse_buf_copy() into the fd (every other one
+ *   in two steps: its first bytes into memory, the rest into the fd); reads
+ *   answer fuse_reply_data() with an fd buffer (FUSE_BUF_IS_FD |
+ *   FUSE_BUF_FD_SEEK), which libfring-fuse3 hands to fring_read_from_fd().
+ *   The counters say whether write_buf got memory or another buffer.
+ *
+ * With SMOKEFS_SPLICE_READ set (not empty) in its environment, init asks for
+ * FUSE_CAP_SPLICE_READ, libfuse's way of saying that write_buf takes
+ * buffers that are not memory (libfring-fuse3 then hands it the pipe of
+ * splice_read on dev, the client's pages on zerocopy).
  *
  * smoke.sh mounts it and checks what a client sees.
  */
@@ -53,7 +60,7 @@ static struct {
 	pthread_mutex_t lock;
 	struct node nodes[MAX_NODES]; /* index = inode */
 	atomic_ulong write_bufs, fd_reads, buf_reads, creates, unlinks, forgets,
-		inits, sleeping, interrupts;
+		inits, sleeping, interrupts, wbuf_mem, wbuf_other;
 	atomic_uint proto_minor;
 } fs = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -65,12 +72,14 @@ static size_t counters_text(char *buf, size_t size)
 		buf, size,
 		"write_buf %lu\nfd_read %lu\nbuf_read %lu\ncreate %lu\n"
 		"unlink %lu\nforget %lu\ninit %lu\nsleeping %lu\n"
-		"interrupts %lu\nproto_minor %u\n",
+		"interrupts %lu\nproto_minor %u\nwrite_buf_mem %lu\n"
+		"write_buf_other %lu\n",
 		atomic_load(&fs.write_bufs), atomic_load(&fs.fd_reads),
 		atomic_load(&fs.buf_reads), atomic_load(&fs.creates),
 		atomic_load(&fs.unlinks), atomic_load(&fs.forgets),
 		atomic_load(&fs.inits), atomic_load(&fs.sleeping),
-		atomic_load(&fs.interrupts), atomic_load(&fs.proto_minor));
+		atomic_load(&fs.interrupts), atomic_load(&fs.proto_minor),
+		atomic_load(&fs.wbuf_mem), atomic_load(&fs.wbuf_other));
 }
 
 /* Under fs.lock. 0 or an errno. */
@@ -134,11 +143,16 @@ static void reply_entry(fuse_req_t req, fuse_ino_t ino)
 
 static void sm_init(void *userdata, struct fuse_conn_info *conn)
 {
+	const char *sr;
+
 	(void)userdata;
 	atomic_fetch_add(&fs.inits, 1);
 	atomic_store(&fs.proto_minor, conn->proto_minor);
 	/* the counters file changes size: no page cache for it */
 	conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
+	sr = getenv("SMOKEFS_SPLICE_READ");
+	if (sr && *sr)
+		fuse_set_feature_flag(conn, FUSE_CAP_SPLICE_READ);
 }
 
 static void sm_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -402,7 +416,8 @@ static void sm_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in,
 			 off_t off, struct fuse_file_info *fi)
 {
 	struct fuse_bufvec out = FUSE_BUFVEC_INIT(fuse_buf_size(in));
-	ssize_t n;
+	char head[1000];
+	ssize_t n, first = 0;
 	int fd;
 
 	(void)fi;
@@ -413,15 +428,33 @@ static void sm_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in,
 		fuse_reply_err(req, EBADF);
 		return;
 	}
-	atomic_fetch_add(&fs.write_bufs, 1);
+	if (in->buf[0].flags & FUSE_BUF_IS_FD)
+		atomic_fetch_add(&fs.wbuf_other, 1);
+	else
+		atomic_fetch_add(&fs.wbuf_mem, 1);
+	if (atomic_fetch_add(&fs.write_bufs, 1) % 2 &&
+	    fuse_buf_size(in) > sizeof(head)) {
+		/* the first bytes through memory: the source's position
+		 * moves on, and the rest comes from there */
+		struct fuse_bufvec hv = FUSE_BUFVEC_INIT(sizeof(head));
+
+		hv.buf[0].mem = head;
+		first = fuse_buf_copy(&hv, in, 0);
+		if (first < 0 ||
+		    pwrite(fd, head, (size_t)first, off) != first) {
+			fuse_reply_err(req, first < 0 ? (int)-first : EIO);
+			return;
+		}
+		out.buf[0].size -= (size_t)first;
+	}
 	out.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
 	out.buf[0].fd = fd;
-	out.buf[0].pos = off;
-	n = fuse_buf_copy(&out, in, 0);
+	out.buf[0].pos = off + first;
+	n = fuse_buf_copy(&out, in, FUSE_BUF_SPLICE_MOVE);
 	if (n < 0)
 		fuse_reply_err(req, (int)-n);
 	else
-		fuse_reply_write(req, (size_t)n);
+		fuse_reply_write(req, (size_t)(n + first));
 }
 
 /* The listing: ".", "..", hello, counters, then the files. */

@@ -41,7 +41,8 @@ static const uint64_t offered =
 	FRING_CAP_SECURITY_CTX | FRING_CAP_CREATE_SUPP_GROUP |
 	FRING_CAP_DIRECT_IO_ALLOW_MMAP | FRING_CAP_PASSTHROUGH |
 	FRING_CAP_NO_EXPORT_SUPPORT | FRING_CAP_OVER_IO_URING |
-	FRING_CAP_REQUEST_TIMEOUT;
+	FRING_CAP_REQUEST_TIMEOUT | FRING_CAP_SPLICE_READ |
+	FRING_CAP_SPLICE_WRITE | FRING_CAP_SPLICE_MOVE;
 
 /* What the callback saw, and what it is told to do. */
 struct seen {
@@ -245,6 +246,92 @@ static void test_readdirplus_with_readdir(void **state)
 	assert_true(f->fc.want & FRING_CAP_READDIRPLUS_AUTO);
 }
 
+/* ---- FRING_FS_ZERO_COPY: only where no handler reads memory ---- */
+
+static void dummy_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
+			size_t size, off_t off, struct fuse_file_info *fi)
+{
+	(void)req;
+	(void)ino;
+	(void)buf;
+	(void)size;
+	(void)off;
+	(void)fi;
+}
+
+static void dummy_write_buf(fuse_req_t req, fuse_ino_t ino,
+			    struct fuse_bufvec *bufv, off_t off,
+			    struct fuse_file_info *fi)
+{
+	(void)req;
+	(void)ino;
+	(void)bufv;
+	(void)off;
+	(void)fi;
+}
+
+/* passthrough_hp's init (without --nosplice) */
+static void want_splice(struct fuse_conn_info *conn)
+{
+	fuse_set_feature_flag(conn, FUSE_CAP_SPLICE_WRITE);
+	fuse_set_feature_flag(conn, FUSE_CAP_SPLICE_READ);
+	fuse_set_feature_flag(conn, FUSE_CAP_SPLICE_MOVE);
+}
+
+static void test_zero_copy_without_write_handlers(void **state)
+{
+	struct fixture *f = *state;
+
+	run(f, NULL);
+	assert_true(f->fc.fs_flags & FRING_FS_ZERO_COPY);
+}
+
+static void test_zero_copy_write_buf_with_splice_read(void **state)
+{
+	struct fixture *f = *state;
+
+	f->se.op.write_buf = dummy_write_buf;
+	run(f, want_splice);
+	assert_true(f->fc.fs_flags & FRING_FS_ZERO_COPY);
+	/* and libfring splices requests from /dev/fuse (dev) */
+	assert_true(f->fc.want & FRING_CAP_SPLICE_READ);
+}
+
+static void test_no_zero_copy_write_buf_alone(void **state)
+{
+	struct fixture *f = *state;
+
+	f->se.op.write_buf = dummy_write_buf;
+	run(f, NULL);
+	assert_false(f->fc.fs_flags & FRING_FS_ZERO_COPY);
+}
+
+static void test_no_zero_copy_write_with_splice_read(void **state)
+{
+	struct fixture *f = *state;
+
+	f->se.op.write = dummy_write;
+	run(f, want_splice);
+	assert_false(f->fc.fs_flags & FRING_FS_ZERO_COPY);
+}
+
+/* the flag offered but not kept: no promise */
+static void drop_splice_read(struct fuse_conn_info *conn)
+{
+	want_splice(conn);
+	fuse_unset_feature_flag(conn, FUSE_CAP_SPLICE_READ);
+}
+
+static void test_no_zero_copy_splice_read_dropped(void **state)
+{
+	struct fixture *f = *state;
+
+	f->se.op.write_buf = dummy_write_buf;
+	f->se.op.write = dummy_write;
+	run(f, drop_splice_read);
+	assert_false(f->fc.fs_flags & FRING_FS_ZERO_COPY);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -259,6 +346,11 @@ int main(void)
 		T(test_ring_without_init),
 		T(test_readdirplus_alone),
 		T(test_readdirplus_with_readdir),
+		T(test_zero_copy_without_write_handlers),
+		T(test_zero_copy_write_buf_with_splice_read),
+		T(test_no_zero_copy_write_buf_alone),
+		T(test_no_zero_copy_write_with_splice_read),
+		T(test_no_zero_copy_splice_read_dropped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
