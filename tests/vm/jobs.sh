@@ -150,7 +150,7 @@ if ((hp_wanted)); then
 	for t in bufpool-registered zerocopy; do
 		case $t in
 		bufpool-registered) expect='pool_requests>0 zero_copy_reads=0 zero_copy_writes=0' ;;
-		zerocopy) expect='zero_copy_reads>0' ;;
+		zerocopy) expect='zero_copy_reads>0 zero_copy_writes>0' ;;
 		esac
 		case $hp_rc in
 		0)
