@@ -233,21 +233,24 @@ static void payload_to_slot(struct fring_queue *q, struct fring_req *req)
 
 void splice_settle(struct fring_queue *q)
 {
-	uintptr_t v = atomic_load(&q->pipe_owner);
+	for (;;) {
+		uintptr_t v = atomic_load(&q->pipe_owner);
 
-	if (!v)
-		return;
-	if (!(v & OWNER_TAGS) &&
-	    atomic_compare_exchange_strong(&q->pipe_owner, &v,
-					   v | OWNER_DRAINING)) {
-		payload_to_slot(q, (struct fring_req *)v);
-		atomic_store(&q->pipe_owner, 0);
-		return;
-	}
-	/* another thread splices it out right now: the pipe is needed for
-	 * the next request, and that splice ends soon */
-	while (atomic_load(&q->pipe_owner))
+		if (!v)
+			return;
+		if (!(v & OWNER_TAGS) &&
+		    atomic_compare_exchange_strong(&q->pipe_owner, &v,
+						   v | OWNER_DRAINING)) {
+			payload_to_slot(q, (struct fring_req *)v);
+			atomic_store(&q->pipe_owner, 0);
+			return;
+		}
+		/* another thread splices it out right now: the pipe is
+		 * needed for the next request, and that splice ends soon,
+		 * with all of it taken, or some (fring_write_data_*()), the
+		 * rest for here */
 		sched_yield();
+	}
 }
 
 int splice_write_to_fd(struct fring_req *req, int fd, off_t off)

@@ -18,6 +18,9 @@
  *     the data's end, a range taken twice (-ESPIPE on a pipe, the same
  *     bytes elsewhere), a call after the answer (-EALREADY).
  *
+ * With splice, one more WRITE's handler returns while another thread
+ * holds the pipe (phase_held()).
+ *
  * Four client threads write their own 64 KiB blocks with O_DIRECT at
  * once (so a queue thread waits for its own fixed op while other
  * completions arrive); the memfd must then hold every byte. The library's
@@ -37,6 +40,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <fring/fring.h>
@@ -233,13 +237,190 @@ static void misuse(fring_req_t *req, const struct fring_buf *src, off_t off)
 	       "after the answer");
 }
 
+/* ---- splice: the pipe held by another thread as the handler returns ---- */
+
+#define HELD_OFF ((off_t)WRITERS * PER * BLOCK)
+static int held_pipe[2] = {-1, -1};
+static atomic_int held_tid, queue_tid, held_returned;
+
+struct held {
+	fring_req_t *req;
+	size_t half;
+};
+
+/* The first half into a full pipe (the splice waits until the client side
+ * reads it), then a short answer: the rest stays for the queue thread. */
+static void *held_main(void *arg)
+{
+	struct held *h = arg;
+	ssize_t n;
+
+	atomic_store(&held_tid, (int)gettid());
+	n = fring_write_data_to_fd(h->req, 0, held_pipe[1], -1, h->half);
+	answer(h->req, n);
+	free(h);
+	return NULL;
+}
+
+/* The syscall tid is in: /proc's first field of its syscall file. */
+static long task_syscall(int tid)
+{
+	char p[64], buf[64] = "";
+	int fd;
+	ssize_t n;
+
+	snprintf(p, sizeof(p), "/proc/self/task/%d/syscall", tid);
+	fd = open(p, O_RDONLY);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	return n > 0 ? strtol(buf, NULL, 10) : -1;
+}
+
+/* A thread's CPU time in clock ticks (utime + stime). */
+static unsigned long task_ticks(int tid)
+{
+	char p[64], buf[512] = "", *s;
+	unsigned long ut = 0, st = 0;
+	int fd;
+	ssize_t n;
+
+	snprintf(p, sizeof(p), "/proc/self/task/%d/stat", tid);
+	fd = open(p, O_RDONLY);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	s = n > 0 ? strrchr(buf, ')') : NULL;
+	/* after the name: state, then fields 4..13, then utime, stime */
+	if (s && sscanf(s + 2,
+			"%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+			"%lu %lu",
+			&ut, &st) == 2)
+		return ut + st;
+	return 0;
+}
+
+/* Returns once the other thread holds the pipe (it sits in splice). */
+static void held(fring_req_t *req, const struct fring_buf *src)
+{
+	struct held *h = malloc(sizeof(*h));
+	pthread_t th;
+	int tid;
+
+	atomic_store(&queue_tid, (int)gettid());
+	if (!h || src->kind != FRING_BUF_PIPE) {
+		free(h);
+		return (void)fring_reply_err(req, EPROTO);
+	}
+	*h = (struct held){req, src->size / 2};
+	fring_req_async(req);
+	if (pthread_create(&th, NULL, held_main, h)) {
+		free(h);
+		return (void)fring_reply_err(req, EAGAIN);
+	}
+	pthread_detach(th);
+	while (!(tid = atomic_load(&held_tid)) ||
+	       task_syscall(tid) != SYS_splice)
+		usleep(1000);
+	atomic_store(&held_returned, 1);
+}
+
+/*
+ * The client side: a WRITE whose handler returns while another thread
+ * splices half of its data into a full pipe and then answers short. The
+ * queue thread, which must put the rest of the payload into memory before
+ * it reads the next request, waits while the pipe is held (it spins: its
+ * CPU time grows), then drains what is left once the thread let go. The
+ * write returns the half; the next write is served. A queue thread that
+ * waited for the pipe to be emptied by someone else would never read
+ * again, and the session would not end: the test's time limit fails it.
+ */
+struct held_writer {
+	pthread_t th;
+	int fd;
+	const unsigned char *buf;
+	ssize_t n;
+};
+
+static void *held_write(void *arg)
+{
+	struct held_writer *w = arg;
+
+	w->n = pwrite(w->fd, w->buf, BLOCK, HELD_OFF);
+	return NULL;
+}
+
+static void phase_held(const char *file)
+{
+	unsigned char *buf = aligned_alloc(4096, BLOCK), junk[4096];
+	unsigned char *back = malloc(BLOCK / 2);
+	int fd = open(file, O_WRONLY | O_DIRECT);
+	struct held_writer w;
+	unsigned long t0;
+	size_t got = 0;
+
+	if (!buf || !back || fd < 0 || pipe2(held_pipe, O_CLOEXEC) ||
+	    fcntl(held_pipe[1], F_SETPIPE_SZ, 4096) < 0) {
+		T(0, "held_setup", "%s", strerror(errno));
+		goto out;
+	}
+	/* full: the splice into it waits */
+	memset(junk, 0xee, sizeof(junk));
+	if (write(held_pipe[1], junk, sizeof(junk)) != (ssize_t)sizeof(junk)) {
+		T(0, "held_setup", "filling the pipe: %s", strerror(errno));
+		goto out;
+	}
+	for (size_t i = 0; i < BLOCK; i++)
+		buf[i] = chk_pat(WRITERS * 1000, (uint64_t)i);
+	w = (struct held_writer){.fd = fd, .buf = buf};
+	pthread_create(&w.th, NULL, held_write, &w);
+	while (!atomic_load(&held_returned))
+		usleep(1000);
+	/* the queue thread spins over the held pipe */
+	t0 = task_ticks(atomic_load(&queue_tid));
+	while (task_ticks(atomic_load(&queue_tid)) < t0 + 3)
+		usleep(1000);
+	/* let go: the junk, then the half the thread spliced */
+	if (read(held_pipe[0], junk, sizeof(junk)) != (ssize_t)sizeof(junk))
+		T(0, "held_drain", "junk: %s", strerror(errno));
+	while (got < BLOCK / 2) {
+		ssize_t n = read(held_pipe[0], back + got, BLOCK / 2 - got);
+
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	pthread_join(w.th, NULL);
+	T(w.n == BLOCK / 2, "held_short_write", "pwrite %zd, spliced %zu", w.n,
+	  got);
+	for (size_t i = 0; i < got; i++)
+		if (back[i] != chk_pat(WRITERS * 1000, (uint64_t)i)) {
+			T(0, "held_bytes", "byte %zu differs", i);
+			goto out;
+		}
+	T(got == BLOCK / 2, "held_bytes", "%zu spliced", got);
+	/* the queue goes on */
+	for (size_t i = 0; i < BLOCK; i++)
+		buf[i] = chk_pat(WRITERS * 1000 + 1, (uint64_t)i);
+	T(pwrite(fd, buf, BLOCK, HELD_OFF + BLOCK) == BLOCK, "held_next_write",
+	  "%s", strerror(errno));
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	free(back);
+}
+
 static void w_write(fring_req_t *req, fring_ino_t ino,
 		    const struct fring_buf *src, off_t off,
 		    struct fring_file *fi)
 {
-	int mode = atomic_fetch_add(&writes, 1) % MODES;
+	int mode;
 
 	(void)ino, (void)fi;
+	if (off == HELD_OFF)
+		return held(req, src);
+	mode = atomic_fetch_add(&writes, 1) % MODES;
 	if (src->kind <= FRING_BUF_PIPE)
 		atomic_fetch_add(&kinds[src->kind], 1);
 	atomic_fetch_add(&mode_done[mode], 1);
@@ -361,6 +542,8 @@ int main(int argc, char *argv[])
 		  (long)bad);
 	}
 	check_backing();
+	if (splice)
+		phase_held(path);
 	for (int m = 0; m < MODES; m++)
 		T(atomic_load(&mode_done[m]) > 0, chk_name("mode%d_ran", m),
 		  "%d", atomic_load(&mode_done[m]));
