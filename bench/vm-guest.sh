@@ -12,8 +12,11 @@
 #       (TRANSPORT libfuse-uring): DAEMON is libfuse's passthrough_hp,
 #       mounted here as "DAEMON --foreground --nopassthrough -o io_uring
 #       SRC MNT" over the same kind of source (it has no stats file; the
-#       second mode checks that it holds io_uring rings). A mount
-#       the daemon refuses prints
+#       second mode checks that it holds io_uring rings). FS hpfring:
+#       DAEMON is the same passthrough_hp built on libfring-fuse3
+#       (tests/vm/build-fuse3-hp.sh), on TRANSPORT like passthrough,
+#       through run-suite.sh with tests/e2e/passthrough-hp.sh as its
+#       wrapper. A mount the daemon refuses prints
 #         @@FRING-BENCH-REFUSED rep=R fs=F transport=T REASON@@
 #       (REASON: the daemon's own line about it) and exits 77.
 #   vm-guest.sh MNT fio REP FS TRANSPORT DAEMON
@@ -168,10 +171,14 @@ if [[ $FS == hp ]]; then
 	rm -rf "$TMP"
 	exit "$rc"
 fi
-if [[ $FS == passthrough ]]; then
+if [[ $FS == passthrough || $FS == hpfring ]]; then
 	SRC=$(mktemp -d /tmp/fring-bench-src.XXXXXX)
 	export FRING_E2E_FS_ARGS=$SRC
 fi
+# hpfring: the same passthrough_hp on libfring-fuse3, which run-suite.sh
+# mounts through tests/e2e/passthrough-hp.sh (its command line, -o
+# stats_fd= for the stats file run-suite.sh checks)
+[[ $FS == hpfring ]] && export FRING_E2E_WRAPPER=$S/passthrough-hp.sh
 out=$(mktemp /tmp/fring-bench-out.XXXXXX)
 set +e
 "$S/run-suite.sh" "$DAEMON" "$TRANSPORT" "$SELF" fio "$REP" "$FS" "$TRANSPORT" "$DAEMON" 2>&1 |

@@ -10,14 +10,16 @@
 # always holds the same place in the order; the file systems rotate the same
 # way (rep 2 of "passthrough,hp" starts with hp).
 # File system hp is libfuse's passthrough_hp, one job per repetition under
-# the pseudo-transport "libfuse-uring" (the libfring transports are not its).
+# the pseudo-transport "libfuse-uring" (the libfring transports are not its);
+# hpfring is the same program built on libfring-fuse3 (FRING_BENCH_HPFRING),
+# on the libfring transports.
 # Transport "-": vm-guest.sh checks
 # the transport itself (through tests/e2e/run-suite.sh), and a refused mount is
 # a result here (exit 77), not a failure.
 #
 # Set by run-vm.sh: BUILD, MEMFS. Set by bench/vm.sh: FRING_BENCH_REPS,
 # FRING_BENCH_FS, FRING_BENCH_TRANSPORTS, FRING_BENCH_HP (passthrough_hp's
-# path) and the fio settings vm-guest.sh reads.
+# path), FRING_BENCH_HPFRING (its build on libfring-fuse3) and the fio settings vm-guest.sh reads.
 
 BENCH=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bench_env=(env FRING_BENCH_JOBS="$FRING_BENCH_JOBS" FRING_BENCH_MIB="$FRING_BENCH_MIB"
@@ -33,7 +35,8 @@ for rep in $(seq "$FRING_BENCH_REPS"); do
 		memfs) daemon=$MEMFS ;;
 		passthrough) daemon=$BUILD/examples/passthrough/passthrough ;;
 		hp) daemon=$FRING_BENCH_HP ts=(libfuse-uring) ;;
-		*) echo "vm-jobs: unknown file system $fs (memfs, passthrough, hp)" >&2; exit 1 ;;
+		hpfring) daemon=$FRING_BENCH_HPFRING ;;
+		*) echo "vm-jobs: unknown file system $fs (memfs, passthrough, hp, hpfring)" >&2; exit 1 ;;
 		esac
 		for ((i = 0; i < ${#ts[@]}; i++)); do
 			t=${ts[(i + rep - 1) % ${#ts[@]}]}

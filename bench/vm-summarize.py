@@ -13,8 +13,8 @@ the server's CPU-seconds per GiB, fio's completion latency p50 and p99
 of each rung to the one before it in the transport list, with [min-max] of
 the per-repetition ratios (rep i against rep i, measured minutes apart).
 File system hp (libfuse's passthrough_hp, transport "libfuse-uring") gets
-its own rows and, when passthrough ran too, the ratios of each passthrough
-transport to it.
+its own rows and, when passthrough or hpfring (the same passthrough_hp on
+libfring-fuse3) ran too, the ratios of each of their transports to it.
 """
 import csv
 import os
@@ -174,18 +174,22 @@ def main():
                 p(f"| {a} / {b} | " + " | ".join(ratio_cell(fs, a, b, j, i) for j in jobs) + " |")
             p("")
 
-    # libfring's passthrough against libfuse's on the same source and jobs
-    pt = [t for t in wanted if any(("passthrough", t, j) in res for j in jobs)]
-    if pt and any((*HP, j) in res for j in jobs):
-        p("## passthrough / libfuse passthrough_hp (io_uring)\n")
+    # libfring's passthrough, and passthrough_hp on libfring-fuse3 (hpfring),
+    # against libfuse's passthrough_hp on the same source and jobs
+    for lf, title in (("passthrough", "passthrough"),
+                      ("hpfring", "hpfring (passthrough_hp on libfring-fuse3)")):
+        pt = [t for t in wanted if any((lf, t, j) in res for j in jobs)]
+        if not pt or not any((*HP, j) in res for j in jobs):
+            continue
+        p(f"## {title} / libfuse passthrough_hp (io_uring)\n")
         for i, what in ((0, "throughput (higher: libfring is faster)"),
                         (1, "server CPU per GiB (lower: libfring costs less)")):
             p(f"Ratios of {what}:\n")
             p(head.format("ratio"))
             p(rule)
             for t in pt:
-                p(f"| passthrough {t} / libfuse io_uring | "
-                  + " | ".join(ratio_cell("passthrough", t, HP[1], j, i, HP[0]) for j in jobs) + " |")
+                p(f"| {lf} {t} / libfuse io_uring | "
+                  + " | ".join(ratio_cell(lf, t, HP[1], j, i, HP[0]) for j in jobs) + " |")
             p("")
     print("\n".join(out))
 

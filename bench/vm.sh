@@ -18,7 +18,11 @@
 #             the same kind of source, once per repetition as transport
 #             "libfuse-uring" (the -T list is libfring's), from $FRING_HP
 #             (default the passthrough_hp bench/build-libfuse.sh built);
-#             skipped, with a note, when that is not there
+#             skipped, with a note, when that is not there; also hpfring:
+#             the same passthrough_hp source, unmodified, built against
+#             this build's libfring-fuse3 (tests/vm/build-fuse3-hp.sh,
+#             which fetches libfuse's source) and run on the -T transports
+#             like passthrough
 #   -j LIST   fio jobs (default seqread,seqwrite,randread,bufread,bufwrite)
 #   -s MIB    file size per fio process in MiB, 2 processes (default 64);
 #             each sequential job moves 2 x MIB
@@ -95,6 +99,14 @@ if [[ ,$FSS, == *,hp,* ]]; then
 	fi
 fi
 
+# hpfring: libfuse's passthrough_hp on libfring's compat layer, built from
+# the same source here
+HPFRING=
+if [[ ,$FSS, == *,hpfring,* ]]; then
+	HPFRING=$("$ROOT/tests/vm/build-fuse3-hp.sh" "$BUILD") ||
+		die "tests/vm/build-fuse3-hp.sh $BUILD could not build passthrough_hp for hpfring (above)"
+fi
+
 OUT=${OUT:-$ROOT/bench/results/$(date +%Y%m%d-%H%M%S)-vm}
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
@@ -122,6 +134,9 @@ job_timeout=$((njobs * (SECS + 15) + 60))
 	if [[ ,$FSS, == *,hp,* ]]; then
 		echo "libfuse: $(cat "$(dirname "$HP")/../VERSION" 2>/dev/null || echo unknown), $HP $(sha256sum "$HP" | cut -c 1-12)"
 	fi
+	if [[ -n $HPFRING ]]; then
+		echo "hpfring: $HPFRING $(sha256sum "$HPFRING" | cut -c 1-12) (libfuse's source: $(grep -o '/[^ ]*/example/passthrough_hp.cc' "$(dirname "$HPFRING")/../build.log" | head -n 1))"
+	fi
 	echo "transports: $TRANSPORTS"
 	echo "file systems: $FSS"
 	echo "jobs: $JOBS"
@@ -139,7 +154,7 @@ rc=0
 # one guest: two at once (the test tier's default) would compete for the
 # host's CPUs and mix their measurements
 env FRING_VM_JOBS="$ROOT/bench/vm-jobs.sh" FRING_VM_GUESTS=1 \
-	FRING_VM_EXTRA_BINS="$extra_bins" FRING_BENCH_HP="$HP" \
+	FRING_VM_EXTRA_BINS="$extra_bins" FRING_BENCH_HP="$HP" FRING_BENCH_HPFRING="$HPFRING" \
 	FRING_VM_JOB_TIMEOUT="$job_timeout" \
 	FRING_VM_TIMEOUT="${FRING_VM_TIMEOUT:-3600}" \
 	FRING_E2E_NO_SKIP=0 \

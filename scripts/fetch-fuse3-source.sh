@@ -61,6 +61,14 @@ case $PKG in
 esac
 DIR=$SRC/$PKG
 
+# One fetch of a package at a time: the vm tier and the compat suite run
+# side by side in CI and may both find the cache empty; the second waits
+# here and then finds the first one's copy. (A user who cannot write the
+# cache can only read a copy that is there: no lock then.)
+if mkdir -p "$SRC" 2>/dev/null && exec {lock_fd}>>"$SRC/.$PKG.lock"; then
+	flock "$lock_fd"
+fi 2>/dev/null
+
 # --- checks ---------------------------------------------------------------
 # apt has checked the archive's InRelease signature (debian-archive-keyring)
 # and the hashes of what it fetched; on top of that, check the uploader's

@@ -130,6 +130,49 @@ job zerocopy-test - "$E2E/zerocopy_test" zerocopy
 job zerocopy-test-writeback - "$E2E/zerocopy_test" zerocopy wb
 job zerocopy-test-control - "$E2E/zerocopy_test" bufpool-registered
 job zerocopy-test-nocap - "$E2E/zerocopy_test" nocap bufpool-registered
+# libfuse's passthrough_hp, its source unmodified, built here against this
+# build's libfring-fuse3 (build-fuse3-hp.sh: libfuse's source is fetched
+# and checked, or taken from the cache), mounted --nopassthrough over a
+# fresh tmpfs source (passthrough-hp.sh gives it run-suite.sh's mount
+# options, with -o stats_fd= for the statistics): an O_DIRECT byte check and
+# fsx, then the source tree against the mount. The stats prove the rung:
+# pool buffers on bufpool-registered and nothing zero-copied there; on
+# zerocopy the client's pages moved by the kernel.
+hp_jobs=(compat-hp-bufpool-registered compat-hp-zerocopy)
+hp_wanted=0
+for n in "${hp_jobs[@]}"; do
+	[[ -z ${FRING_VM_ONLY:-} || $n =~ $FRING_VM_ONLY ]] && hp_wanted=1
+done
+if ((hp_wanted)); then
+	hp_rc=0
+	hp=$("$HERE/build-fuse3-hp.sh" "$BUILD" 2>"$OUTDIR/fuse3-hp.log") || hp_rc=$?
+	hp_why=$(tail -n 1 "$OUTDIR/fuse3-hp.log")
+	for t in bufpool-registered zerocopy; do
+		case $t in
+		bufpool-registered) expect='pool_requests>0 zero_copy_reads=0 zero_copy_writes=0' ;;
+		zerocopy) expect='zero_copy_reads>0 zero_copy_writes>0' ;;
+		esac
+		case $hp_rc in
+		0)
+			job "compat-hp-$t" "$t" env "FRING_E2E_STATS_EXPECT=$expect" \
+				"FRING_E2E_WRAPPER=$S/passthrough-hp.sh" \
+				"$S/run-passthrough.sh" "$hp" "$t" "$S/passthrough-hp-check.sh" \
+				"$E2E/fsx" --ops "$fsx_ops" --seed 6
+			;;
+		2) # no libfuse source here: a skip (a failure under FRING_E2E_NO_SKIP=1)
+			# shellcheck disable=SC2016 # ($1: bash -c's, in the guest)
+			job "compat-hp-$t" - bash -c 'echo "SKIP: $1"; exit 77' - \
+				"passthrough_hp not built: $hp_why"
+			;;
+		*)
+			# shellcheck disable=SC2016
+			job "compat-hp-$t" - bash -c 'echo "FAIL compat-hp.build: $1"; exit 1' - \
+				"tests/vm/build-fuse3-hp.sh failed: $hp_why ($OUTDIR/fuse3-hp.log)"
+			;;
+		esac
+	done
+fi
+
 # zero-copy only where asked: memdata_test's handlers read src->mem and
 # fill dst->mem and must get memory on every rung (auto: zerocopy as root
 # here), while a filesystem declaring FRING_FS_ZERO_COPY, or an open setting

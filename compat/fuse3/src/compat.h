@@ -97,6 +97,7 @@ struct fuse_session {
 	atomic_bool exited;	/* fuse_session_exit() was called */
 	atomic_int exit_signal; /* the signal that ended it, or 0 */
 	struct fc_intr intr;
+	int stats_fd; /* -o stats_fd=N (statsfd.c), or -1 */
 };
 
 /* ---- request handles (req.c) ---- */
@@ -223,6 +224,11 @@ FC_HIDDEN int fc_session_opts(struct fuse_session *se, struct fuse_args *args,
  * does not know stay in args, without a failure. */
 FC_HIDDEN int fc_mount_opts(struct fuse_session *se, struct fuse_args *args,
 			    fring_config_t *cfg);
+
+/* -o stats_fd=N: 0, or -1 with the reason logged (statsfd.c); the
+ * statistics written there as the session goes */
+FC_HIDDEN int fc_stats_fd_opt(struct fuse_session *se, const char *val);
+FC_HIDDEN void fc_stats_fd_write(struct fuse_session *se);
 
 /* "/dev/fd/N": a mountpoint that is a descriptor, not a directory */
 FC_HIDDEN bool fc_is_dev_fd(const char *path);

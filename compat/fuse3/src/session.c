@@ -26,6 +26,7 @@
 
 static void session_free(struct fuse_session *se)
 {
+	fc_stats_fd_write(se);
 	if (se->fs)
 		fring_session_destroy(se->fs);
 	fc_signals_forget(se);
@@ -75,6 +76,7 @@ fuse_session_new_versioned(struct fuse_args *args,
 	se->version = *version;
 	se->owner = getuid();
 	se->fd = -1;
+	se->stats_fd = -1;
 	atomic_init(&se->exited, false);
 	atomic_init(&se->exit_signal, 0);
 	if (fc_intr_init(&se->intr)) {

@@ -78,6 +78,8 @@ static int one_opt(struct opt_state *st, char *key)
 		return fring_opt(st, "transport", "auto");
 	if (!strcmp(key, "io_uring_q_depth") && val)
 		return fring_opt(st, "queue_depth", val);
+	if (!strcmp(key, "stats_fd"))
+		return fc_stats_fd_opt(se, val);
 	if (IN(no_effect, key))
 		return 0;
 	if (IN(not_offered, key)) {

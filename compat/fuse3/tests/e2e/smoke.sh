@@ -42,6 +42,8 @@ fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
 mounted() { grep -q " $mnt fuse" /proc/self/mounts; }
 counter() { awk -v k="$1" '$1 == k {print $2}' "$mnt/counters"; }
 
+stats_sh=$(dirname "$(realpath "$0")")/../../../../tests/e2e/stats.sh
+
 # ---- the command line, nothing mounted ----
 out=$("$exe" --version 2>&1)
 [[ $out == *"FUSE library version 3.18.3 (libfring-fuse3)"* ]] && ok version ||
@@ -50,10 +52,14 @@ out=$("$exe" -o no_such_option "$mnt" 2>&1) && fail bad_option "exit 0" ||
 	{ [[ $out == *"unknown option(s): \`-o no_such_option'"* ]] && ok bad_option ||
 		fail bad_option "got '$out'"; }
 "$exe" >/dev/null 2>&1 && fail no_mountpoint "exit 0" || ok no_mountpoint
+out=$("$exe" -o stats_fd=99 "$mnt" 2>&1 99<&-) && fail bad_stats_fd "exit 0" ||
+	{ [[ $out == *"stats_fd=99: not a descriptor open for writing"* ]] && ok bad_stats_fd ||
+		fail bad_stats_fd "got '$out'"; }
 mounted && fail nothing_mounted "mounted" || ok nothing_mounted
 
 # ---- mount ----
-"$exe" -f -o "transport=$transport" "$@" "$mnt" 2>"$tmp/log" &
+# (-o stats_fd: libfring's statistics written there at the end)
+"$exe" -f -o "transport=$transport,stats_fd=9" "$@" "$mnt" 2>"$tmp/log" 9>"$tmp/stats.json" &
 pid=$!
 for _ in $(seq 100); do mounted && break; sleep 0.1; done
 if ! mounted; then
@@ -162,6 +168,13 @@ else
 	pid=
 	[[ $rc == 0 ]] && ok sigterm_exit_0 || fail sigterm_exit_0 "exit $rc"
 	mounted && fail sigterm_unmounted "still mounted" || ok sigterm_unmounted
+	# what the session did, as libfring counted it: the rung, and the
+	# writes and reads of the data checks above
+	st_t=$("$stats_sh" "$tmp/stats.json" transport)
+	st_w=$("$stats_sh" "$tmp/stats.json" by_opcode.WRITE)
+	st_r=$("$stats_sh" "$tmp/stats.json" by_opcode.READ)
+	[[ $st_t == "$transport" && ${st_w:-0} -gt 0 && ${st_r:-0} -gt 0 ]] &&
+		ok stats_fd || fail stats_fd "transport '$st_t' WRITE '$st_w' READ '$st_r' in: $(head -c 300 "$tmp/stats.json")"
 fi
 
 # ---- -o auto_unmount: killed, the mount goes anyway ----

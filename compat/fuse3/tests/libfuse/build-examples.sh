@@ -27,6 +27,10 @@
 # rpath to the package's -L directories, as anyone linking a library outside
 # the system's paths would do.
 #
+# FRING_EXAMPLES_ONLY (space-separated names, e.g. passthrough_hp) builds
+# only those examples and none of the suite's helpers (the vm tier wants one
+# program, not the whole suite's set).
+#
 # Exit 0 when every example classified low-level was built, 1 otherwise (the
 # build log says why), 2 on a usage error.
 set -uo pipefail
@@ -40,6 +44,7 @@ out=$2
 pkg=$3
 CC=${CC:-cc}
 CXX=${CXX:-c++}
+only=${FRING_EXAMPLES_ONLY:-}
 
 [[ -d $src/example && -d $src/test ]] || {
 	echo "$src: not a libfuse source tree" >&2
@@ -152,6 +157,7 @@ built=()
 for f in "$src"/example/*.c "$src"/example/*.cc; do
 	[[ -e $f ]] || continue
 	name=$(basename "${f%.*}")
+	[[ -n $only && " $only " != *" $name "* ]] && continue
 	k=$(kind "$f")
 	case $k in
 	high-level)
@@ -185,6 +191,7 @@ for f in "$src"/example/*.c "$src"/example/*.cc; do
 done
 for f in "$src"/example/*.c; do
 	name=$(basename "${f%.c}")
+	[[ -n $only && " $only " != *" $name "* ]] && continue
 	[[ $(kind "$f") == plain ]] || continue
 	server=${name%_client}
 	if [[ $server == "$name" ]]; then
@@ -220,6 +227,7 @@ done
 
 # the suite's helper programs that use no libfuse; the rest are listed
 for f in "$src"/test/*.c; do
+	[[ -n $only ]] && break
 	name=$(basename "${f%.c}")
 	k=$(kind "$f")
 	case $name:$k in
