@@ -60,6 +60,23 @@ static struct fuse_file_info *fi_in(struct fuse_file_info *store,
 	return store;
 }
 
+/*
+ * The body of a bridge that only passes its arguments on: enter (the
+ * allow_root check when checked, the serializing lock), the filesystem's
+ * operation fn with the request and the arguments, leave. FILE_INFO, among
+ * the arguments, is libfring's file info converted to libfuse's, valid
+ * during the call as libfuse's is.
+ */
+#define BRIDGE(fn, checked, ...)                                               \
+	do {                                                                   \
+		struct fuse_session *se = enter(r, checked);                   \
+		if (se) {                                                      \
+			se->op.fn(fc_fuse_req(r), __VA_ARGS__);                \
+			leave(se);                                             \
+		}                                                              \
+	} while (0)
+#define FILE_INFO fi_in(&(struct fuse_file_info){0}, fi)
+
 /* ---------------- no request: init, destroy, forgets ---------------- */
 
 static void ll_init(void *userdata, struct fring_conn *conn)
@@ -123,182 +140,96 @@ static void ll_interrupt(fring_req_t *r, void *userdata)
 
 static void ll_lookup(fring_req_t *r, fring_ino_t parent, const char *name)
 {
-	struct fuse_session *se = enter(r, true);
-
-	if (!se)
-		return;
-	se->op.lookup(fc_fuse_req(r), parent, name);
-	leave(se);
+	BRIDGE(lookup, true, parent, name);
 }
 
 static void ll_mknod(fring_req_t *r, fring_ino_t parent, const char *name,
 		     mode_t mode, dev_t rdev)
 {
-	struct fuse_session *se = enter(r, true);
-
-	if (!se)
-		return;
-	se->op.mknod(fc_fuse_req(r), parent, name, mode, rdev);
-	leave(se);
+	BRIDGE(mknod, true, parent, name, mode, rdev);
 }
 
 static void ll_mkdir(fring_req_t *r, fring_ino_t parent, const char *name,
 		     mode_t mode)
 {
-	struct fuse_session *se = enter(r, true);
-
-	if (!se)
-		return;
-	se->op.mkdir(fc_fuse_req(r), parent, name, mode);
-	leave(se);
+	BRIDGE(mkdir, true, parent, name, mode);
 }
 
 static void ll_unlink(fring_req_t *r, fring_ino_t parent, const char *name)
 {
-	struct fuse_session *se = enter(r, true);
-
-	if (!se)
-		return;
-	se->op.unlink(fc_fuse_req(r), parent, name);
-	leave(se);
+	BRIDGE(unlink, true, parent, name);
 }
 
 static void ll_rmdir(fring_req_t *r, fring_ino_t parent, const char *name)
 {
-	struct fuse_session *se = enter(r, true);
-
-	if (!se)
-		return;
-	se->op.rmdir(fc_fuse_req(r), parent, name);
-	leave(se);
+	BRIDGE(rmdir, true, parent, name);
 }
 
 static void ll_symlink(fring_req_t *r, const char *target, fring_ino_t parent,
 		       const char *name)
 {
-	struct fuse_session *se = enter(r, true);
-
-	if (!se)
-		return;
-	se->op.symlink(fc_fuse_req(r), target, parent, name);
-	leave(se);
+	BRIDGE(symlink, true, target, parent, name);
 }
 
 static void ll_rename(fring_req_t *r, fring_ino_t parent, const char *name,
 		      fring_ino_t newparent, const char *newname,
 		      unsigned int flags)
 {
-	struct fuse_session *se = enter(r, true);
-
-	if (!se)
-		return;
-	se->op.rename(fc_fuse_req(r), parent, name, newparent, newname, flags);
-	leave(se);
+	BRIDGE(rename, true, parent, name, newparent, newname, flags);
 }
 
 static void ll_link(fring_req_t *r, fring_ino_t ino, fring_ino_t newparent,
 		    const char *newname)
 {
-	struct fuse_session *se = enter(r, true);
-
-	if (!se)
-		return;
-	se->op.link(fc_fuse_req(r), ino, newparent, newname);
-	leave(se);
+	BRIDGE(link, true, ino, newparent, newname);
 }
 
 /* ---------------- attributes ---------------- */
 
 static void ll_getattr(fring_req_t *r, fring_ino_t ino, struct fring_file *fi)
 {
-	struct fuse_session *se = enter(r, true);
-	struct fuse_file_info ffi;
-
-	if (!se)
-		return;
-	se->op.getattr(fc_fuse_req(r), ino, fi_in(&ffi, fi));
-	leave(se);
+	BRIDGE(getattr, true, ino, FILE_INFO);
 }
 
 static void ll_setattr(fring_req_t *r, fring_ino_t ino, struct stat *attr,
 		       int to_set, struct fring_file *fi)
 {
-	struct fuse_session *se = enter(r, true);
-	struct fuse_file_info ffi;
-
-	if (!se)
-		return;
-	se->op.setattr(fc_fuse_req(r), ino, attr, to_set, fi_in(&ffi, fi));
-	leave(se);
+	BRIDGE(setattr, true, ino, attr, to_set, FILE_INFO);
 }
 
 static void ll_readlink(fring_req_t *r, fring_ino_t ino)
 {
-	struct fuse_session *se = enter(r, true);
-
-	if (!se)
-		return;
-	se->op.readlink(fc_fuse_req(r), ino);
-	leave(se);
+	BRIDGE(readlink, true, ino);
 }
 
 static void ll_statx(fring_req_t *r, fring_ino_t ino, int flags,
 		     unsigned int mask, struct fring_file *fi)
 {
-	struct fuse_session *se = enter(r, true);
-	struct fuse_file_info ffi;
-
-	if (!se)
-		return;
-	se->op.statx(fc_fuse_req(r), ino, flags, (int)mask, fi_in(&ffi, fi));
-	leave(se);
+	BRIDGE(statx, true, ino, flags, (int)mask, FILE_INFO);
 }
 
 static void ll_access(fring_req_t *r, fring_ino_t ino, int mask)
 {
-	struct fuse_session *se = enter(r, true);
-
-	if (!se)
-		return;
-	se->op.access(fc_fuse_req(r), ino, mask);
-	leave(se);
+	BRIDGE(access, true, ino, mask);
 }
 
 /* ---------------- files ---------------- */
 
 static void ll_open(fring_req_t *r, fring_ino_t ino, struct fring_file *fi)
 {
-	struct fuse_session *se = enter(r, true);
-	struct fuse_file_info ffi;
-
-	if (!se)
-		return;
-	se->op.open(fc_fuse_req(r), ino, fi_in(&ffi, fi));
-	leave(se);
+	BRIDGE(open, true, ino, FILE_INFO);
 }
 
 static void ll_create(fring_req_t *r, fring_ino_t parent, const char *name,
 		      mode_t mode, struct fring_file *fi)
 {
-	struct fuse_session *se = enter(r, true);
-	struct fuse_file_info ffi;
-
-	if (!se)
-		return;
-	se->op.create(fc_fuse_req(r), parent, name, mode, fi_in(&ffi, fi));
-	leave(se);
+	BRIDGE(create, true, parent, name, mode, FILE_INFO);
 }
 
 static void ll_tmpfile(fring_req_t *r, fring_ino_t parent, mode_t mode,
 		       struct fring_file *fi)
 {
-	struct fuse_session *se = enter(r, true);
-	struct fuse_file_info ffi;
-
-	if (!se)
-		return;
-	se->op.tmpfile(fc_fuse_req(r), parent, mode, fi_in(&ffi, fi));
-	leave(se);
+	BRIDGE(tmpfile, true, parent, mode, FILE_INFO);
 }
 
 /* dst is not used: the answer comes through fuse_reply_buf(), _iov() or
@@ -306,14 +237,8 @@ static void ll_tmpfile(fring_req_t *r, fring_ino_t parent, mode_t mode,
 static void ll_read(fring_req_t *r, fring_ino_t ino, size_t size, off_t off,
 		    struct fring_file *fi, const struct fring_buf *dst)
 {
-	struct fuse_session *se = enter(r, false);
-	struct fuse_file_info ffi;
-
 	(void)dst;
-	if (!se)
-		return;
-	se->op.read(fc_fuse_req(r), ino, size, off, fi_in(&ffi, fi));
-	leave(se);
+	BRIDGE(read, false, ino, size, off, FILE_INFO);
 }
 
 /*
@@ -363,61 +288,30 @@ static void ll_write(fring_req_t *r, fring_ino_t ino,
 
 static void ll_flush(fring_req_t *r, fring_ino_t ino, struct fring_file *fi)
 {
-	struct fuse_session *se = enter(r, true);
-	struct fuse_file_info ffi;
-
-	if (!se)
-		return;
-	se->op.flush(fc_fuse_req(r), ino, fi_in(&ffi, fi));
-	leave(se);
+	BRIDGE(flush, true, ino, FILE_INFO);
 }
 
 static void ll_release(fring_req_t *r, fring_ino_t ino, struct fring_file *fi)
 {
-	struct fuse_session *se = enter(r, false);
-	struct fuse_file_info ffi;
-
-	if (!se)
-		return;
-	se->op.release(fc_fuse_req(r), ino, fi_in(&ffi, fi));
-	leave(se);
+	BRIDGE(release, false, ino, FILE_INFO);
 }
 
 static void ll_fsync(fring_req_t *r, fring_ino_t ino, int datasync,
 		     struct fring_file *fi)
 {
-	struct fuse_session *se = enter(r, false);
-	struct fuse_file_info ffi;
-
-	if (!se)
-		return;
-	se->op.fsync(fc_fuse_req(r), ino, datasync, fi_in(&ffi, fi));
-	leave(se);
+	BRIDGE(fsync, false, ino, datasync, FILE_INFO);
 }
 
 static void ll_fallocate(fring_req_t *r, fring_ino_t ino, int mode,
 			 off_t offset, off_t length, struct fring_file *fi)
 {
-	struct fuse_session *se = enter(r, true);
-	struct fuse_file_info ffi;
-
-	if (!se)
-		return;
-	se->op.fallocate(fc_fuse_req(r), ino, mode, offset, length,
-			 fi_in(&ffi, fi));
-	leave(se);
+	BRIDGE(fallocate, true, ino, mode, offset, length, FILE_INFO);
 }
 
 static void ll_lseek(fring_req_t *r, fring_ino_t ino, off_t off, int whence,
 		     struct fring_file *fi)
 {
-	struct fuse_session *se = enter(r, true);
-	struct fuse_file_info ffi;
-
-	if (!se)
-		return;
-	se->op.lseek(fc_fuse_req(r), ino, off, whence, fi_in(&ffi, fi));
-	leave(se);
+	BRIDGE(lseek, true, ino, off, whence, FILE_INFO);
 }
 
 static void ll_copy_file_range(fring_req_t *r, fring_ino_t ino_in, off_t off_in,
@@ -457,25 +351,14 @@ static void ll_ioctl(fring_req_t *r, fring_ino_t ino, unsigned int cmd,
 		     void *arg, struct fring_file *fi, unsigned flags,
 		     const void *in_buf, size_t in_bufsz, size_t out_bufsz)
 {
-	struct fuse_session *se = enter(r, true);
-	struct fuse_file_info ffi;
-
-	if (!se)
-		return;
-	se->op.ioctl(fc_fuse_req(r), ino, cmd, arg, fi_in(&ffi, fi), flags,
-		     in_buf, in_bufsz, out_bufsz);
-	leave(se);
+	BRIDGE(ioctl, true, ino, cmd, arg, FILE_INFO, flags, in_buf, in_bufsz,
+	       out_bufsz);
 }
 
 static void ll_bmap(fring_req_t *r, fring_ino_t ino, size_t blocksize,
 		    uint64_t idx)
 {
-	struct fuse_session *se = enter(r, true);
-
-	if (!se)
-		return;
-	se->op.bmap(fc_fuse_req(r), ino, blocksize, idx);
-	leave(se);
+	BRIDGE(bmap, true, ino, blocksize, idx);
 }
 
 /* ---------------- locks ---------------- */
@@ -483,50 +366,26 @@ static void ll_bmap(fring_req_t *r, fring_ino_t ino, size_t blocksize,
 static void ll_getlk(fring_req_t *r, fring_ino_t ino, struct fring_file *fi,
 		     struct flock *lock)
 {
-	struct fuse_session *se = enter(r, true);
-	struct fuse_file_info ffi;
-
-	if (!se)
-		return;
-	se->op.getlk(fc_fuse_req(r), ino, fi_in(&ffi, fi), lock);
-	leave(se);
+	BRIDGE(getlk, true, ino, FILE_INFO, lock);
 }
 
 static void ll_setlk(fring_req_t *r, fring_ino_t ino, struct fring_file *fi,
 		     struct flock *lock, int sleep)
 {
-	struct fuse_session *se = enter(r, true);
-	struct fuse_file_info ffi;
-
-	if (!se)
-		return;
-	se->op.setlk(fc_fuse_req(r), ino, fi_in(&ffi, fi), lock, sleep);
-	leave(se);
+	BRIDGE(setlk, true, ino, FILE_INFO, lock, sleep);
 }
 
 static void ll_flock(fring_req_t *r, fring_ino_t ino, struct fring_file *fi,
 		     int op)
 {
-	struct fuse_session *se = enter(r, true);
-	struct fuse_file_info ffi;
-
-	if (!se)
-		return;
-	se->op.flock(fc_fuse_req(r), ino, fi_in(&ffi, fi), op);
-	leave(se);
+	BRIDGE(flock, true, ino, FILE_INFO, op);
 }
 
 /* ---------------- directories ---------------- */
 
 static void ll_opendir(fring_req_t *r, fring_ino_t ino, struct fring_file *fi)
 {
-	struct fuse_session *se = enter(r, true);
-	struct fuse_file_info ffi;
-
-	if (!se)
-		return;
-	se->op.opendir(fc_fuse_req(r), ino, fi_in(&ffi, fi));
-	leave(se);
+	BRIDGE(opendir, true, ino, FILE_INFO);
 }
 
 /* dst is not used: libfuse handlers build the listing in their own
@@ -534,106 +393,57 @@ static void ll_opendir(fring_req_t *r, fring_ino_t ino, struct fring_file *fi)
 static void ll_readdir(fring_req_t *r, fring_ino_t ino, size_t size, off_t off,
 		       struct fring_file *fi, const struct fring_buf *dst)
 {
-	struct fuse_session *se = enter(r, false);
-	struct fuse_file_info ffi;
-
 	(void)dst;
-	if (!se)
-		return;
-	se->op.readdir(fc_fuse_req(r), ino, size, off, fi_in(&ffi, fi));
-	leave(se);
+	BRIDGE(readdir, false, ino, size, off, FILE_INFO);
 }
 
 static void ll_readdirplus(fring_req_t *r, fring_ino_t ino, size_t size,
 			   off_t off, struct fring_file *fi,
 			   const struct fring_buf *dst)
 {
-	struct fuse_session *se = enter(r, false);
-	struct fuse_file_info ffi;
-
 	(void)dst;
-	if (!se)
-		return;
-	se->op.readdirplus(fc_fuse_req(r), ino, size, off, fi_in(&ffi, fi));
-	leave(se);
+	BRIDGE(readdirplus, false, ino, size, off, FILE_INFO);
 }
 
 static void ll_releasedir(fring_req_t *r, fring_ino_t ino,
 			  struct fring_file *fi)
 {
-	struct fuse_session *se = enter(r, false);
-	struct fuse_file_info ffi;
-
-	if (!se)
-		return;
-	se->op.releasedir(fc_fuse_req(r), ino, fi_in(&ffi, fi));
-	leave(se);
+	BRIDGE(releasedir, false, ino, FILE_INFO);
 }
 
 static void ll_fsyncdir(fring_req_t *r, fring_ino_t ino, int datasync,
 			struct fring_file *fi)
 {
-	struct fuse_session *se = enter(r, false);
-	struct fuse_file_info ffi;
-
-	if (!se)
-		return;
-	se->op.fsyncdir(fc_fuse_req(r), ino, datasync, fi_in(&ffi, fi));
-	leave(se);
+	BRIDGE(fsyncdir, false, ino, datasync, FILE_INFO);
 }
 
 /* ---------------- the filesystem, extended attributes ---------------- */
 
 static void ll_statfs(fring_req_t *r, fring_ino_t ino)
 {
-	struct fuse_session *se = enter(r, true);
-
-	if (!se)
-		return;
-	se->op.statfs(fc_fuse_req(r), ino);
-	leave(se);
+	BRIDGE(statfs, true, ino);
 }
 
 static void ll_setxattr(fring_req_t *r, fring_ino_t ino, const char *name,
 			const void *value, size_t size, int flags)
 {
-	struct fuse_session *se = enter(r, true);
-
-	if (!se)
-		return;
-	se->op.setxattr(fc_fuse_req(r), ino, name, value, size, flags);
-	leave(se);
+	BRIDGE(setxattr, true, ino, name, value, size, flags);
 }
 
 static void ll_getxattr(fring_req_t *r, fring_ino_t ino, const char *name,
 			size_t size)
 {
-	struct fuse_session *se = enter(r, true);
-
-	if (!se)
-		return;
-	se->op.getxattr(fc_fuse_req(r), ino, name, size);
-	leave(se);
+	BRIDGE(getxattr, true, ino, name, size);
 }
 
 static void ll_listxattr(fring_req_t *r, fring_ino_t ino, size_t size)
 {
-	struct fuse_session *se = enter(r, true);
-
-	if (!se)
-		return;
-	se->op.listxattr(fc_fuse_req(r), ino, size);
-	leave(se);
+	BRIDGE(listxattr, true, ino, size);
 }
 
 static void ll_removexattr(fring_req_t *r, fring_ino_t ino, const char *name)
 {
-	struct fuse_session *se = enter(r, true);
-
-	if (!se)
-		return;
-	se->op.removexattr(fc_fuse_req(r), ino, name);
-	leave(se);
+	BRIDGE(removexattr, true, ino, name);
 }
 
 /* ---------------- the table ---------------- */
@@ -648,53 +458,53 @@ void fc_ops_build(struct fuse_session *se)
 	f->init = ll_init;
 	f->destroy = ll_destroy;
 	f->interrupt = ll_interrupt;
-#define BRIDGE(name)                                                           \
+#define INSTALL(name)                                                          \
 	do {                                                                   \
 		if (op->name)                                                  \
 			f->name = ll_##name;                                   \
 	} while (0)
-	BRIDGE(lookup);
-	BRIDGE(forget);
-	BRIDGE(forget_multi);
-	BRIDGE(getattr);
-	BRIDGE(setattr);
-	BRIDGE(readlink);
-	BRIDGE(mknod);
-	BRIDGE(mkdir);
-	BRIDGE(unlink);
-	BRIDGE(rmdir);
-	BRIDGE(symlink);
-	BRIDGE(rename);
-	BRIDGE(link);
-	BRIDGE(open);
-	BRIDGE(read);
-	BRIDGE(flush);
-	BRIDGE(release);
-	BRIDGE(fsync);
-	BRIDGE(opendir);
-	BRIDGE(readdir);
-	BRIDGE(releasedir);
-	BRIDGE(fsyncdir);
-	BRIDGE(statfs);
-	BRIDGE(setxattr);
-	BRIDGE(getxattr);
-	BRIDGE(listxattr);
-	BRIDGE(removexattr);
-	BRIDGE(access);
-	BRIDGE(create);
-	BRIDGE(getlk);
-	BRIDGE(setlk);
-	BRIDGE(bmap);
-	BRIDGE(ioctl);
-	BRIDGE(poll);
-	BRIDGE(flock);
-	BRIDGE(fallocate);
-	BRIDGE(readdirplus);
-	BRIDGE(copy_file_range);
-	BRIDGE(lseek);
-	BRIDGE(tmpfile);
-	BRIDGE(statx);
-#undef BRIDGE
+	INSTALL(lookup);
+	INSTALL(forget);
+	INSTALL(forget_multi);
+	INSTALL(getattr);
+	INSTALL(setattr);
+	INSTALL(readlink);
+	INSTALL(mknod);
+	INSTALL(mkdir);
+	INSTALL(unlink);
+	INSTALL(rmdir);
+	INSTALL(symlink);
+	INSTALL(rename);
+	INSTALL(link);
+	INSTALL(open);
+	INSTALL(read);
+	INSTALL(flush);
+	INSTALL(release);
+	INSTALL(fsync);
+	INSTALL(opendir);
+	INSTALL(readdir);
+	INSTALL(releasedir);
+	INSTALL(fsyncdir);
+	INSTALL(statfs);
+	INSTALL(setxattr);
+	INSTALL(getxattr);
+	INSTALL(listxattr);
+	INSTALL(removexattr);
+	INSTALL(access);
+	INSTALL(create);
+	INSTALL(getlk);
+	INSTALL(setlk);
+	INSTALL(bmap);
+	INSTALL(ioctl);
+	INSTALL(poll);
+	INSTALL(flock);
+	INSTALL(fallocate);
+	INSTALL(readdirplus);
+	INSTALL(copy_file_range);
+	INSTALL(lseek);
+	INSTALL(tmpfile);
+	INSTALL(statx);
+#undef INSTALL
 	if (op->write || op->write_buf)
 		f->write = ll_write;
 }
