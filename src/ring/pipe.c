@@ -50,14 +50,16 @@ int rt_pipe_open(struct ring_thread *rt)
 		return -errno;
 	}
 	/* room for a few transfers of zc_pipe_max, at least 256 KiB, at most
-	 * pipe-max-size's default; not more: a splice out of a pipe
-	 * allocates and zeroes a vector of one entry per page the pipe can
-	 * hold, every time */
+	 * 4 MiB; not more: a splice out of a pipe allocates and zeroes a
+	 * vector of one entry per page the pipe can hold, every time. Above
+	 * pipe-max-size (1 MiB by default) takes CAP_SYS_RESOURCE: then 1 MiB */
 	if (want < (256u << 10))
 		want = 256u << 10;
-	if (want > (1u << 20))
-		want = 1u << 20;
+	if (want > (4u << 20))
+		want = 4u << 20;
 	room = fcntl(rt->pipe_fd[1], F_SETPIPE_SZ, (int)want);
+	if (room <= 0 && want > (1u << 20))
+		room = fcntl(rt->pipe_fd[1], F_SETPIPE_SZ, 1 << 20);
 	if (room <= 0)
 		room = fcntl(rt->pipe_fd[1], F_GETPIPE_SZ);
 	rt->pipe_room = room > 0 ? (size_t)room : 0;
