@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "dispatch/dispatch.h"
+#include "fault.h"
 #include "fdclass.h"
 #include "ring_int.h"
 
@@ -93,6 +94,14 @@ static bool stage_queue(struct fring_req *req, size_t size, size_t n)
 	if (!sqe) {
 		rt_pipe_discard(rt, size, n);
 		return false;
+	}
+	if (fault_hit(FAULT_ZC_PIPE_SHORT)) {
+		/* the READ_FIXED will come short: its linked commit is
+		 * cancelled, the answer becomes EIO, the pipe is emptied */
+		char byte;
+
+		if (read(rt->pipe_fd[0], &byte, 1) != 1)
+			fr_warn("fault zc_pipe_short: the pipe was empty");
 	}
 	io_uring_prep_read_fixed(sqe, rt->pipe_fd[0], NULL, (unsigned)n,
 				 UINT64_MAX, ring_ent(req)->zc_slot);
