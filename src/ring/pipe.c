@@ -52,7 +52,8 @@ int rt_pipe_open(struct ring_thread *rt)
 	/* room for a few transfers of zc_pipe_max, at least 256 KiB, at most
 	 * 4 MiB; not more: a splice out of a pipe allocates and zeroes a
 	 * vector of one entry per page the pipe can hold, every time. Above
-	 * pipe-max-size (1 MiB by default) takes CAP_SYS_RESOURCE: then 1 MiB */
+	 * pipe-max-size (1 MiB by default) takes CAP_SYS_RESOURCE: then 1 MiB
+	 */
 	if (want < (256u << 10))
 		want = 256u << 10;
 	if (want > (4u << 20))
