@@ -85,6 +85,8 @@ if [[ ${2:-} == fio ]]; then
 		seqwrite) echo --name=seqwrite --rw=write --bs=1M --direct=1 --ioengine=sync ;;
 		randread) echo --name=randread --rw=randread --bs=4k --direct=1 \
 			--ioengine=io_uring --iodepth=32 --io_size="${FRING_BENCH_RAND_MIB}m" ;;
+		randwrite) echo --name=randwrite --rw=randwrite --bs=4k --direct=1 \
+			--ioengine=io_uring --iodepth=32 --io_size="${FRING_BENCH_RAND_MIB}m" ;;
 		bufread) echo --name=bufread --rw=read --bs=1M --direct=0 --ioengine=sync ;;
 		bufwrite) echo --name=bufwrite --rw=write --bs=1M --direct=0 \
 			--ioengine=sync --end_fsync=1 ;;
@@ -122,9 +124,15 @@ fi
 # mode 1: one mount
 [[ $# == 4 ]] || { echo "usage: $0 REP FS TRANSPORT DAEMON" >&2; exit 1; }
 REP=$1 FS=$2 TRANSPORT=$3 DAEMON=$4
+# RUNG@OPTS (zerocopy@zc_pipe_max=0): the rung with more -o options,
+# reported under the whole name
+RUNG=${TRANSPORT%%@*}
+if [[ $TRANSPORT == *@* ]]; then
+	export FRING_E2E_OPTS=${FRING_E2E_OPTS:+$FRING_E2E_OPTS,}${TRANSPORT#*@}
+fi
 # the pool rungs must show that payloads went through a pool, zero-copy
 # that data went straight between the backing store and the client's pages
-case $TRANSPORT in
+case $RUNG in
 bufpool*) export FRING_E2E_STATS_EXPECT='pool_requests>0' ;;
 zerocopy) export FRING_E2E_STATS_EXPECT='zero_copy_reads>0 zero_copy_writes>0' ;;
 esac
@@ -181,7 +189,7 @@ fi
 [[ $FS == hpfring ]] && export FRING_E2E_WRAPPER=$S/passthrough-hp.sh
 out=$(mktemp /tmp/fring-bench-out.XXXXXX)
 set +e
-"$S/run-suite.sh" "$DAEMON" "$TRANSPORT" "$SELF" fio "$REP" "$FS" "$TRANSPORT" "$DAEMON" 2>&1 |
+"$S/run-suite.sh" "$DAEMON" "$RUNG" "$SELF" fio "$REP" "$FS" "$TRANSPORT" "$DAEMON" 2>&1 |
 	tee "$out"
 rc=${PIPESTATUS[0]}
 set -e

@@ -40,7 +40,7 @@ for rep in $(seq "$FRING_BENCH_REPS"); do
 		esac
 		for ((i = 0; i < ${#ts[@]}; i++)); do
 			t=${ts[(i + rep - 1) % ${#ts[@]}]}
-			job "r$rep-$fs-$t" - "${bench_env[@]}" "$BENCH/vm-guest.sh" "$rep" "$fs" "$t" "$daemon"
+			job "r$rep-$fs-${t//[^A-Za-z0-9_.+-]/_}" - "${bench_env[@]}" "$BENCH/vm-guest.sh" "$rep" "$fs" "$t" "$daemon"
 		done
 	done
 done

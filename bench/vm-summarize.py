@@ -29,6 +29,7 @@ JOBS = {  # job: (title, unit, fio direction)
     "seqread": ("1 MiB read, O_DIRECT", "MiB/s", "read"),
     "seqwrite": ("1 MiB write, O_DIRECT", "MiB/s", "write"),
     "randread": ("4 KiB random read, io_uring QD32, O_DIRECT", "IOPS", "read"),
+    "randwrite": ("4 KiB random write, io_uring QD32, O_DIRECT", "IOPS", "write"),
     "bufread": ("1 MiB read, buffered", "MiB/s", "read"),
     "bufwrite": ("1 MiB write, buffered (+fsync)", "MiB/s", "write"),
 }

@@ -12,6 +12,8 @@
 #             system, transport), then rep 2, ...
 #   -T LIST   transports (default dev,uring,bufpool,bufpool-registered,zerocopy);
 #             one the daemon refuses is reported "refused: <its reason>"
+#             RUNG@OPTS runs RUNG with more -o options, reported as a
+#             transport of its own (zerocopy@zc_pipe_max=0)
 #   -f LIST   file systems (default memfs,passthrough; passthrough's
 #             source is a directory on the guest's tmpfs); also hp:
 #             libfuse's passthrough_hp --nopassthrough -o io_uring over
@@ -23,7 +25,8 @@
 #             this build's libfring-fuse3 (tests/vm/build-fuse3-hp.sh,
 #             which fetches libfuse's source) and run on the -T transports
 #             like passthrough
-#   -j LIST   fio jobs (default seqread,seqwrite,randread,bufread,bufwrite)
+#   -j LIST   fio jobs (default seqread,seqwrite,randread,bufread,bufwrite;
+#             also randwrite: 4 KiB random O_DIRECT writes like randread)
 #   -s MIB    file size per fio process in MiB, 2 processes (default 64);
 #             each sequential job moves 2 x MIB
 #   -R MIB    MiB each of the 2 randread processes reads (default 8)

@@ -18,6 +18,7 @@ struct fring_config {
 	unsigned pool_bufs;	  /* buffers per queue pool; 0: queue_depth */
 	unsigned request_timeout; /* seconds; 0: none asked (kernel default) */
 	unsigned inline_max;	  /* ring: largest helper transfer in place */
+	unsigned zc_pipe_max;	  /* zerocopy: largest through the pipe */
 	bool allow_other;
 	bool default_permissions;
 	bool ro;

@@ -37,6 +37,9 @@ static const struct {
 	/* the one failure a well-formed REGISTER meets (fuse_uring_register():
 	 * the ring, queue or entry cannot be allocated) */
 	[FAULT_RING_REGISTER] = {"ring_register", ENOMEM},
+	/* no real call fails: the pipe goes out of step (ring/pipe.c), as it
+	 * would if an op on it moved another length */
+	[FAULT_ZC_PIPE_SHORT] = {"zc_pipe_short", EIO},
 };
 
 static const struct {

@@ -23,6 +23,7 @@ enum fault_point {
 	FAULT_SPLICE_TO_FD,  /* splice_read: a WRITE's payload, pipe to file */
 	FAULT_SPLICE_SEND,   /* splice_write: the answer's pipe to /dev/fuse */
 	FAULT_RING_REGISTER, /* a ring thread's REGISTER of its entries */
+	FAULT_ZC_PIPE_SHORT, /* zerocopy: a pipe READ_FIXED finds a byte less */
 	FAULT_NPOINTS,
 };
 

@@ -86,3 +86,13 @@ enum fd_class fd_class_learn(int fd, bool is_write, int nowait_errno)
 	s->cls = cls;
 	return cls;
 }
+
+bool fd_class_in_memory(int fd, bool is_write)
+{
+	enum fd_class cls = fd_class_get(fd, is_write);
+
+	/* as an RWF_NOWAIT transfer refused on a file in memory would teach */
+	if (cls == FD_CLASS_UNKNOWN)
+		cls = fd_class_learn(fd, is_write, EOPNOTSUPP);
+	return cls == FD_CLASS_MEMORY;
+}

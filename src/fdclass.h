@@ -16,6 +16,10 @@ FRING_HIDDEN enum fd_class fd_class_get(int fd, bool is_write);
 /* Remembers what an RWF_NOWAIT read or write on fd answered (0 or errno) */
 FRING_HIDDEN enum fd_class fd_class_learn(int fd, bool is_write,
 					  int nowait_errno);
+/* Whether fd's file is in memory, learnt from its file system alone (for
+ * transfers that cannot try RWF_NOWAIT: zero-copy's client pages); a file
+ * elsewhere is then remembered as FD_CLASS_RING */
+FRING_HIDDEN bool fd_class_in_memory(int fd, bool is_write);
 /* Descriptors may be closed and reused from now on (a RELEASE came) */
 FRING_HIDDEN void fd_class_forget_all(void);
 

@@ -15,6 +15,9 @@
 #define FRING_DEFAULT_MAX_ASYNC 256
 /* see doc/transports.md for the measurement behind it */
 #define FRING_DEFAULT_QUEUE_DEPTH 8
+/* zerocopy: transfers on in-memory files up to this many bytes go through
+ * the thread's pipe (ring/pipe.c); doc/transports.md has the measurement */
+#define FRING_DEFAULT_ZC_PIPE_MAX (64u << 10)
 
 void fring_config_defaults(struct fring_config *cfg)
 {
@@ -24,6 +27,7 @@ void fring_config_defaults(struct fring_config *cfg)
 	cfg->max_async = FRING_DEFAULT_MAX_ASYNC;
 	cfg->queue_depth = FRING_DEFAULT_QUEUE_DEPTH;
 	cfg->inline_max = UINT_MAX;
+	cfg->zc_pipe_max = FRING_DEFAULT_ZC_PIPE_MAX;
 }
 
 fring_config_t *fring_config_new(void)
@@ -137,6 +141,8 @@ int fring_config_set(fring_config_t *cfg, const char *key, const char *val)
 		return parse_uint(key, val, 0, 65535, &cfg->request_timeout);
 	if (!strcmp(key, "inline_max"))
 		return parse_uint(key, val, 0, UINT_MAX, &cfg->inline_max);
+	if (!strcmp(key, "zc_pipe_max"))
+		return parse_uint(key, val, 0, 1u << 20, &cfg->zc_pipe_max);
 	if (!strcmp(key, "max_async"))
 		return parse_uint(key, val, 1, 65536, &cfg->max_async);
 	if (!strcmp(key, "allow_other"))
@@ -236,6 +242,10 @@ void fring_config_help(FILE *out)
 	      "                           in place when they cannot block "
 	      "(default: all;\n"
 	      "                           0: always on the ring)\n"
+	      "    zc_pipe_max=N          zerocopy: transfers on in-memory "
+	      "files up to N\n"
+	      "                           bytes through a pipe (default "
+	      "65536; 0: never)\n"
 	      "    request_timeout=S      abort the connection when a request "
 	      "is\n"
 	      "                           unanswered for S s (kernel: 15 s "
@@ -345,6 +355,12 @@ void config_ineffective(const struct fring_config *cfg, enum fring_transport t,
 			    "option inline_max=%u has no effect on transport "
 			    "%s: it bounds the ring rungs' in-place transfers",
 			    cfg->inline_max, name);
+	if (t != FRING_TRANSPORT_ZEROCOPY &&
+	    cfg->zc_pipe_max != FRING_DEFAULT_ZC_PIPE_MAX)
+		ineffective(say, arg,
+			    "option zc_pipe_max=%u has no effect on transport "
+			    "%s: only zerocopy moves data with fixed ops",
+			    cfg->zc_pipe_max, name);
 	if (t != FRING_TRANSPORT_ZEROCOPY && cfg->zero_copy_opt_in)
 		ineffective(say, arg,
 			    "option zero_copy_opt_in has no effect on "

@@ -47,6 +47,8 @@
 	/* data helpers on a ring transport: transfers a queue thread did in   \
 	 * place (fdclass.c), and READ/WRITE(_FIXED) it put on its ring */     \
 	STAT_EXT(io_inline, SUM)                                               \
-	STAT_EXT(io_ring, SUM)
+	STAT_EXT(io_ring, SUM)                                                 \
+	/* zerocopy: fixed ops through the thread's pipe (ring/pipe.c) */      \
+	STAT_EXT(zero_copy_piped, SUM)
 
 #endif

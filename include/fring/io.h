@@ -26,7 +26,9 @@
  * ramfs. Anything else, and anything above -o inline_max bytes, goes on
  * the ring, where a transfer that would block runs in an io_uring worker
  * and the queue thread goes on serving. Counted in the io_inline and
- * io_ring statistics.
+ * io_ring statistics. On zerocopy, a transfer of up to -o zc_pipe_max
+ * bytes (64 KiB) on tmpfs or ramfs goes through a pipe of the queue
+ * thread instead of an io_uring worker (zero_copy_piped).
  *
  * An I/O error is answered to the caller as its errno; the return value
  * says what became of the answer, as for the replies (see the Replies

@@ -102,60 +102,126 @@ int fring_io_submit(fring_req_t *req, struct io_uring_sqe *sqe, fring_io_cb cb,
 	return 0;
 }
 
-static bool helper_submit(struct ring_thread *rt, struct ring_io *io)
+/*
+ * The transfer's next op on the ring. 1: queued; 0: nothing left to move
+ * (the pipe met the end of the file); -EAGAIN: no SQE (the ring is
+ * stopping, or a zero-copy slot may no longer be touched); another -errno:
+ * the pipe's splice failed.
+ */
+static int helper_submit(struct ring_thread *rt, struct ring_io *io)
 {
 	struct fring_req *req = io->req;
-	struct io_uring_sqe *sqe = ring_io_sqe(req);
+	struct io_uring_sqe *sqe;
 	unsigned len = (unsigned)(io->size - io->done);
 	uint64_t off = (uint64_t)(io->off + (off_t)io->done);
-	int bi = req->buf.buf_index;
+	int bi = req->buf.buf_index, fd = io->fd;
+	ssize_t piped = -EAGAIN;
 	char *p;
 
-	if (!sqe)
-		return false;
+	if (io->pipe_ok && !io->is_write) {
+		piped = rt_pipe_fill(rt, fd, (off_t)off, len);
+		if (piped == 0 || (piped < 0 && piped != -EAGAIN))
+			return (int)piped;
+	} else if (io->pipe_ok && rt_pipe_take(rt, len)) {
+		piped = len;
+	}
+	sqe = ring_io_sqe(req);
+	if (!sqe) {
+		if (piped > 0)
+			rt_pipe_discard(rt, len,
+					io->is_write ? 0 : (size_t)piped);
+		return -EAGAIN;
+	}
+	if (piped > 0) {
+		/* from (into) the pipe, at its position: no offset */
+		io->pipe_size = len;
+		io->pipe_len = (size_t)piped;
+		len = (unsigned)piped;
+		fd = rt->pipe_fd[io->is_write ? 1 : 0];
+		off = UINT64_MAX;
+		stat_add(req->q, zero_copy_piped, 1);
+	}
 	/* FIXED: the client's pages, addressed from 0; a registered pool
 	 * by address, without page pinning per I/O */
 	p = req->buf.kind == FRING_BUF_FIXED
 		    ? (char *)(uintptr_t)(req->buf.buf_addr + io->done)
 		    : (char *)req->buf.mem + io->done;
 	if (io->is_write && bi >= 0)
-		io_uring_prep_write_fixed(sqe, io->fd, p, len, off, bi);
+		io_uring_prep_write_fixed(sqe, fd, p, len, off, bi);
 	else if (io->is_write)
-		io_uring_prep_write(sqe, io->fd, p, len, off);
+		io_uring_prep_write(sqe, fd, p, len, off);
 	else if (bi >= 0)
-		io_uring_prep_read_fixed(sqe, io->fd, p, len, off, bi);
+		io_uring_prep_read_fixed(sqe, fd, p, len, off, bi);
 	else
-		io_uring_prep_read(sqe, io->fd, p, len, off);
-	(void)rt;
+		io_uring_prep_read(sqe, fd, p, len, off);
 	zc_track(io, sqe);
 	ring_io_arm(io, sqe);
-	return true;
+	return 1;
+}
+
+/* The transfer ends: answered with what moved, or err when nothing did. */
+static void helper_answer(struct ring_thread *rt, struct ring_io *io, int err)
+{
+	struct fring_req *req = io->req;
+	bool is_write = io->is_write;
+	size_t done = io->done;
+
+	io_put(rt, io);
+	if (err && !done)
+		reply_errno(req, err);
+	else if (is_write)
+		fring_reply_write(req, done);
+	else
+		fring_reply_data(req, done);
+}
+
+/* An op through the pipe is back: res as the file's transfer would have
+ * answered, or -EAGAIN when its bytes must move again without the pipe. */
+static int pipe_step(struct ring_thread *rt, struct ring_io *io, int res)
+{
+	size_t size = io->pipe_size, len = io->pipe_len;
+	bool in_step = res >= 0 && (size_t)res == len;
+	bool trusted = in_step && !rt->pipe_broken;
+
+	io->pipe_size = 0;
+	if (io->is_write)
+		return (int)rt_pipe_empty_to(
+			rt, io->fd, io->off + (off_t)io->done, len, res);
+	rt_pipe_give(rt, size, in_step);
+	return trusted ? res : -EAGAIN;
 }
 
 /* Continues a helper's transfer or answers it. */
 static void helper_step(struct ring_thread *rt, struct ring_io *io, int res)
 {
-	struct fring_req *req = io->req;
+	int next;
 
+	if (io->pipe_size) {
+		res = pipe_step(rt, io, res);
+		if (res == -EAGAIN) {
+			/* the pipe went out of step: the same bytes again,
+			 * by a fixed op on the file */
+			io->pipe_ok = false;
+			next = helper_submit(rt, io);
+			if (next != 1)
+				helper_answer(rt, io,
+					      next == -EAGAIN ? ESHUTDOWN
+							      : -next);
+			return;
+		}
+	}
 	if (res > 0) {
 		io->done += (size_t)res;
-		if (io->done < io->size && helper_submit(rt, io))
-			return;
-	} else if (res < 0 && io->done == 0) {
-		io_put(rt, io);
-		reply_errno(req, -res);
-		return;
+		if (io->done < io->size) {
+			next = helper_submit(rt, io);
+			if (next == 1)
+				return;
+			res = next;
+		}
 	}
 	/* EOF, a short transfer after some data, or an error after some:
 	 * answer what was moved */
-	bool is_write = io->is_write;
-	size_t done = io->done;
-
-	io_put(rt, io);
-	if (is_write)
-		fring_reply_write(req, done);
-	else
-		fring_reply_data(req, done);
+	helper_answer(rt, io, res < 0 ? -res : 0);
 }
 
 void ring_io_complete(struct ring_thread *rt, struct ring_io *io, int res)
@@ -168,6 +234,8 @@ void ring_io_complete(struct ring_thread *rt, struct ring_io *io, int res)
 		return;
 	}
 	if (rt_stopping(rt)) {
+		if (io->pipe_size)
+			rt_pipe_give(rt, io->pipe_size, true);
 		io_put(rt, io);
 		return;
 	}
@@ -194,6 +262,11 @@ static void helper_init(struct ring_io *io, struct fring_req *req, int fd,
 	io->size = size;
 	io->done = done;
 	io->is_write = is_write;
+	/* small zero-copy transfers on a file in memory: through the pipe */
+	io->pipe_ok = req->buf.kind == FRING_BUF_FIXED &&
+		      size - done <= req->se->cfg.zc_pipe_max &&
+		      fd_class_in_memory(fd, is_write);
+	io->pipe_size = 0;
 }
 
 int ring_helper_start(struct fring_req *req, int fd, off_t off, size_t size,
@@ -201,13 +274,15 @@ int ring_helper_start(struct fring_req *req, int fd, off_t off, size_t size,
 {
 	struct ring_thread *rt = req->q->rt;
 	struct ring_io *io = io_get(rt);
+	int ret;
 
 	if (!io)
 		return -ENOMEM;
 	helper_init(io, req, fd, off, size, done, is_write);
-	if (done >= size || !helper_submit(rt, io)) {
+	ret = done >= size ? -EAGAIN : helper_submit(rt, io);
+	if (ret != 1) {
 		io_put(rt, io);
-		return -EAGAIN;
+		return ret ? ret : 1;
 	}
 	fring_req_async(req);
 	return 0;
@@ -254,16 +329,23 @@ void ring_io_start_handed(struct ring_thread *rt, struct ring_io *list)
 	while (list) {
 		struct ring_io *io = list;
 		struct fring_req *req = io->req;
+		int ret;
 
 		list = io->next;
 		if (io->sync_op) {
 			ring_sync_start(rt, io);
 			continue;
 		}
-		if (!helper_submit(rt, io)) {
+		ret = helper_submit(rt, io);
+		if (ret != 1) {
 			free(io);
-			/* stopping: the answer is refused anyway */
-			reply_errno(req, ESHUTDOWN);
+			if (!ret)
+				fring_reply_data(req, 0); /* at the end */
+			else
+				/* stopping, the answer is refused anyway;
+				 * or the pipe's splice failed */
+				reply_errno(req,
+					    ret == -EAGAIN ? ESHUTDOWN : -ret);
 		}
 	}
 }
@@ -344,9 +426,18 @@ static ssize_t fixed_transfer(struct fring_req *req, int fd, off_t off,
 
 	if (size == 0)
 		return 0;
+	if (!is_write) {
+		/* a file in memory: through the pipe, answered now */
+		ssize_t n = ring_read_piped(req, fd, off, size);
+
+		if (n != -EAGAIN)
+			return n;
+	}
 	ret = ring_on_thread_of(req)
 		      ? ring_helper_start(req, fd, off, size, 0, is_write)
 		      : ring_helper_handoff(req, fd, off, size, is_write);
+	if (ret == 1)
+		return 0; /* the pipe met the end of the file */
 	if (ret)
 		return ret == -EAGAIN ? -ESHUTDOWN : ret;
 	stat_add(req->q, io_ring, 1);

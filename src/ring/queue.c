@@ -68,12 +68,14 @@ void ring_commit(struct ring_thread *rt, struct fring_req *req)
 {
 	struct io_uring_sqe *sqe;
 
-	if (ring_ent(req)->zc_inflight) {
+	if (ring_ent(req)->zc_inflight && !rt_stage_link(rt, req)) {
 		ring_ent(req)->commit_held = true;
 		return;
 	}
 	ring_ent(req)->commit_held = false;
-	if (ring_ent(req)->zc_staged && rt_stage(rt, req))
+	/* staged in the memfd: READ_FIXED first, the commit after it */
+	if (ring_ent(req)->zc_staged && !ring_ent(req)->zc_pipe_size &&
+	    rt_stage(rt, req))
 		return;
 	if (ring_ent(req)->holds_buf) {
 		struct ring_queue *rq = ring_q(req->q);
@@ -330,6 +332,7 @@ void rt_entry_request(struct ring_thread *rt, struct fring_req *req)
 	ring_ent(req)->zc = ZC_NONE;
 	ring_ent(req)->zc_moved = 0;
 	ring_ent(req)->zc_staged = 0;
+	ring_ent(req)->zc_pipe_size = 0;
 	ring_ent(req)->commit_held = false;
 	if ((h->ring_ent_in_out.flags & FUSE_URING_ENT_ZERO_COPY) &&
 	    !rt_zc_request(rt, req, &psz))
@@ -382,6 +385,8 @@ static void rt_entry_cqe(struct ring_thread *rt, struct fring_req *req, int res)
 	struct fring_session *se = rt->rs->se;
 
 	rt->in_kernel--;
+	if (rt_stage_cancelled(rt, req, res))
+		return;
 	if (res == 0) {
 		if (rt_stopping(rt)) {
 			/* nobody will answer: the session is going away */

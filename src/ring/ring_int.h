@@ -38,6 +38,10 @@ struct ring_ent {
 	uint32_t zc_size; /* bytes in (WRITE) or asked for (READ) */
 	uint32_t zc_moved;
 	uint32_t zc_staged; /* READ answered from memory: bytes to stage */
+	/* ... they are in the thread's pipe (pipe.c), which reserved this
+	 * much for them, and the READ_FIXED taking them is queued (0: none) */
+	uint32_t zc_pipe_size;
+	bool commit_linked; /* the commit is linked after that READ_FIXED */
 };
 _Static_assert(offsetof(struct ring_ent, req) == 0,
 	       "freeing the slot frees the entry");
@@ -116,6 +120,17 @@ struct ring_thread {
 	/* zero-copy: in-memory READ answers are staged in this memfd (at
 	 * slot * payload_sz) and READ_FIXED into the client's pages */
 	int stage_fd;
+	/* zerocopy: small transfers on in-memory files and staged answers go
+	 * through this pipe (pipe.c): bytes reserved in it for ops in flight
+	 * out of pipe_room, how many ops, and whether one moved an unexpected
+	 * length (then none starts until all are back and it is emptied) */
+	int pipe_fd[2];
+	size_t pipe_room, pipe_used;
+	unsigned pipe_inflight;
+	bool pipe_broken;
+	/* the last pipe READ_FIXED of a READ queued: its commit may be
+	 * linked after it while it is the last SQE (zc.c rt_stage_link) */
+	struct io_uring_sqe *link_sqe;
 	/* zero-copy: the connection is gone; the kernel may keep slots
 	 * pointing at aborted requests' pages, so no fixed op may touch them
 	 * any more (doc/kernel-protocol.md, "Zero-copy") */
@@ -216,6 +231,11 @@ struct ring_io {
 	 * nowhere once sync is NULL (the waiter gave up) */
 	bool sync_op;
 	struct ring_sync *sync;
+	/* zero-copy through the thread's pipe (pipe.c): may it; the op in
+	 * flight through it reserved pipe_size bytes (0: none) and must move
+	 * pipe_len */
+	bool pipe_ok;
+	size_t pipe_size, pipe_len;
 	struct ring_io *next;
 };
 
@@ -262,7 +282,9 @@ FRING_HIDDEN void ring_io_arm(struct ring_io *io, struct io_uring_sqe *sqe);
 
 /* io.c */
 FRING_HIDDEN void ring_io_free_all(struct ring_thread *rt);
-/* done: bytes of the transfer already moved (by the caller, in place) */
+/* done: bytes of the transfer already moved (by the caller, in place).
+ * 0: started; 1: nothing to move (end of file); -EAGAIN: the ring cannot
+ * take it; another -errno: it failed */
 FRING_HIDDEN int ring_helper_start(struct fring_req *req, int fd, off_t off,
 				   size_t size, size_t done, bool is_write);
 FRING_HIDDEN void ring_io_complete(struct ring_thread *rt, struct ring_io *io,
@@ -301,8 +323,46 @@ FRING_HIDDEN int ring_send_zc(struct fring_req *req, struct iovec *iov,
 FRING_HIDDEN bool rt_stage(struct ring_thread *rt, struct fring_req *req);
 FRING_HIDDEN void rt_stage_done(struct ring_thread *rt, struct fring_req *req,
 				int res);
+/* A READ of size bytes of fd at off on a file in memory, on the owning
+ * thread: spliced into the pipe and queued for the client's pages; the
+ * bytes to answer with now (0: the end of the file), -EAGAIN when it
+ * cannot (the data helper then), or -errno */
+FRING_HIDDEN ssize_t ring_read_piped(struct fring_req *req, int fd, off_t off,
+				     size_t size);
+FRING_HIDDEN bool rt_stage_link(struct ring_thread *rt, struct fring_req *req);
+/* The entry's CQE: true when it was a linked commit the kernel cancelled
+ * (sent again) */
+FRING_HIDDEN bool rt_stage_cancelled(struct ring_thread *rt,
+				     struct fring_req *req, int res);
 FRING_HIDDEN void rt_zc_dead(struct ring_thread *rt);
 FRING_HIDDEN int rt_zc_table(struct ring_thread *rt, const struct iovec *pools);
+
+/* pipe.c */
+FRING_HIDDEN int rt_pipe_open(struct ring_thread *rt);
+FRING_HIDDEN void rt_pipe_close(struct ring_thread *rt);
+/* Reserves room for an op of size bytes: false when the pipe cannot take
+ * it (none, too large, full, out of step) */
+FRING_HIDDEN bool rt_pipe_take(struct ring_thread *rt, size_t size);
+/* The op of size bytes is back; in_step: it moved exactly its length */
+FRING_HIDDEN void rt_pipe_give(struct ring_thread *rt, size_t size,
+			       bool in_step);
+/* n bytes in the pipe of an op of size bytes that was not queued */
+FRING_HIDDEN void rt_pipe_discard(struct ring_thread *rt, size_t size,
+				  size_t n);
+/* Reserves and splices up to size bytes of fd at off into the pipe: the
+ * bytes, 0 at the end of the file, -EAGAIN when the pipe cannot (nothing
+ * reserved then), or -errno */
+FRING_HIDDEN ssize_t rt_pipe_fill(struct ring_thread *rt, int fd, off_t off,
+				  size_t size);
+/* The same for an answer's pieces: size bytes, or -EAGAIN */
+FRING_HIDDEN ssize_t rt_pipe_fill_iov(struct ring_thread *rt,
+				      const struct iovec *iov, int cnt,
+				      size_t size);
+/* A WRITE_FIXED of size bytes into the pipe completed with res: splices
+ * them into fd at off. The bytes the file took, -errno, or -EAGAIN when
+ * the op did not move its length (the data must move without the pipe) */
+FRING_HIDDEN ssize_t rt_pipe_empty_to(struct ring_thread *rt, int fd, off_t off,
+				      size_t size, int res);
 
 /* pool.c */
 FRING_HIDDEN char *ring_pool_buf(const struct fring_queue *q, size_t bsz,

@@ -224,6 +224,7 @@ int ring_prepare(struct fring_session *se)
 		rt->idx = t;
 		rt->wake_efd = -1;
 		rt->stage_fd = -1;
+		rt->pipe_fd[0] = rt->pipe_fd[1] = -1;
 		pthread_mutex_init(&rt->lock, NULL);
 		rt->qs = calloc(se->nqueues, sizeof(*rt->qs));
 		rt->unsent = calloc(se->nqueues, sizeof(*rt->unsent));
@@ -343,6 +344,7 @@ void ring_free(struct fring_session *se)
 			close(rt->wake_efd);
 		if (rt->stage_fd >= 0)
 			close(rt->stage_fd);
+		rt_pipe_close(rt);
 		ring_io_free_all(rt);
 		rt_stash_free(rt);
 		pthread_mutex_destroy(&rt->lock);

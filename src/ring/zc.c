@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "dispatch/dispatch.h"
+#include "fault.h"
+#include "fdclass.h"
 #include "ring_int.h"
 
 static size_t stage_off(const struct fring_req *req)
@@ -58,14 +60,126 @@ bool rt_stage(struct ring_thread *rt, struct fring_req *req)
 
 void rt_stage_done(struct ring_thread *rt, struct fring_req *req, int res)
 {
-	ring_ent(req)->zc_inflight--;
-	ring_ent(req)->commit_held = false;
-	if (res != (int)ring_ent(req)->zc_staged)
+	struct ring_ent *ent = ring_ent(req);
+	bool ok = res == (int)ent->zc_staged;
+
+	ent->zc_inflight--;
+	if (ent->zc_pipe_size) {
+		/* bytes of another answer if the pipe was out of step */
+		ok = ok && !rt->pipe_broken;
+		rt_pipe_give(rt, ent->zc_pipe_size, res == (int)ent->zc_staged);
+		ent->zc_pipe_size = 0;
+	}
+	if (!ok)
 		zc_fail(req, "staging READ data into the client's pages failed",
 			false);
-	ring_ent(req)->zc_staged = 0;
+	ent->zc_staged = 0;
+	/* a commit that waited for this (not one linked after it) */
+	if (ent->commit_held && !rt_stopping(rt))
+		ring_commit(rt, req);
+}
+
+/*
+ * n bytes of the READ are in the pipe (of size reserved): the READ_FIXED
+ * that takes them into the client's pages is queued at once, since the
+ * pipe's order is the order of its ops. The answer may count them; its
+ * commit follows the READ_FIXED (linked to it when it is the next SQE:
+ * rt_stage_link).
+ */
+static bool stage_queue(struct fring_req *req, size_t size, size_t n)
+{
+	struct ring_thread *rt = req->q->rt;
+	struct io_uring_sqe *sqe = ring_io_sqe(req);
+
+	if (!sqe) {
+		rt_pipe_discard(rt, size, n);
+		return false;
+	}
+	if (fault_hit(FAULT_ZC_PIPE_SHORT)) {
+		/* the READ_FIXED will come short: its linked commit is
+		 * cancelled, the answer becomes EIO, the pipe is emptied */
+		char byte;
+
+		if (read(rt->pipe_fd[0], &byte, 1) != 1)
+			fr_warn("fault zc_pipe_short: the pipe was empty");
+	}
+	io_uring_prep_read_fixed(sqe, rt->pipe_fd[0], NULL, (unsigned)n,
+				 UINT64_MAX, ring_ent(req)->zc_slot);
+	io_uring_sqe_set_data64(sqe, ud_make(req, UD_STAGE));
+	ring_ent(req)->zc_inflight++;
+	ring_ent(req)->zc_pipe_size = (uint32_t)size;
+	ring_ent(req)->zc_staged = (uint32_t)n;
+	rt->link_sqe = sqe;
+	stat_add(req->q, zero_copy_piped, 1);
+	return true;
+}
+
+/* An answer from memory, into the pipe on the owning thread. False when
+ * the pipe cannot take it: the stage memfd then. */
+static bool stage_piped(struct fring_req *req, const struct iovec *iov, int cnt,
+			size_t total)
+{
+	struct ring_thread *rt = req->q->rt;
+
+	if (!ring_on_thread_of(req) || rt_stopping(rt) ||
+	    rt_pipe_fill_iov(rt, iov, cnt, total) < 0)
+		return false;
+	return stage_queue(req, total, total);
+}
+
+ssize_t ring_read_piped(struct fring_req *req, int fd, off_t off, size_t size)
+{
+	struct ring_thread *rt = req->q->rt;
+	ssize_t n;
+
+	if (!ring_on_thread_of(req) || rt_stopping(rt) ||
+	    ring_ent(req)->zc != ZC_READ || ring_ent(req)->zc_inflight ||
+	    size > req->se->cfg.zc_pipe_max || !fd_class_in_memory(fd, false))
+		return -EAGAIN;
+	/* short: the end of the file (the room for size was reserved) */
+	n = rt_pipe_fill(rt, fd, off, size);
+	if (n <= 0)
+		return n;
+	if (!stage_queue(req, size, (size_t)n))
+		return -ESHUTDOWN;
+	return n;
+}
+
+/*
+ * The commit of an answer whose only fixed op in flight is its pipe
+ * READ_FIXED, still unsubmitted and the last SQE: linked after it, both
+ * go in one submission (no round of the loop in between). Should the
+ * READ_FIXED not move all its bytes, the kernel cancels the commit, and
+ * rt_stage_cancelled() sends it again with the EIO rt_stage_done() wrote.
+ */
+bool rt_stage_link(struct ring_thread *rt, struct fring_req *req)
+{
+	struct ring_ent *ent = ring_ent(req);
+	struct io_uring_sq *sq = &rt->ring.sq;
+
+	if (ent->zc_inflight != 1 || !ent->zc_pipe_size || !rt->link_sqe ||
+	    sq->sqe_tail == sq->sqe_head ||
+	    &sq->sqes[(sq->sqe_tail - 1) & sq->ring_mask] != rt->link_sqe ||
+	    rt->link_sqe->user_data != ud_make(req, UD_STAGE))
+		return false;
+	rt->link_sqe->flags |= IOSQE_IO_LINK;
+	rt->link_sqe = NULL;
+	ent->commit_linked = true;
+	return true;
+}
+
+bool rt_stage_cancelled(struct ring_thread *rt, struct fring_req *req, int res)
+{
+	struct ring_ent *ent = ring_ent(req);
+
+	if (!ent->commit_linked)
+		return false;
+	ent->commit_linked = false;
+	if (res != -ECANCELED)
+		return false;
 	if (!rt_stopping(rt))
 		ring_commit(rt, req);
+	return true;
 }
 
 /*
@@ -106,8 +220,11 @@ int ring_send_zc(struct fring_req *req, struct iovec *iov, int cnt)
 	if (total == 0)
 		return 0;
 	if (cnt == 2 && !iov[1].iov_base) {
-		/* fring_reply_data(): placed by fixed ops */
-		if (total > ring_ent(req)->zc_moved) {
+		/* fring_reply_data(): placed by fixed ops, or to be by the
+		 * pipe's READ_FIXED, which the commit waits for */
+		if (total > ring_ent(req)->zc_moved &&
+		    !(ring_ent(req)->zc_pipe_size &&
+		      total <= ring_ent(req)->zc_staged)) {
 			zc_fail(req,
 				"zero-copy READ answered with more bytes "
 				"than reached the client's pages",
@@ -115,6 +232,12 @@ int ring_send_zc(struct fring_req *req, struct iovec *iov, int cnt)
 			return -EIO;
 		}
 		ring_ent(req)->hdr.ring_ent_in_out.payload_sz = (uint32_t)total;
+		return 0;
+	}
+	if (!ring_ent(req)->zc_inflight &&
+	    stage_piped(req, iov + 1, cnt - 1, total)) {
+		ring_ent(req)->hdr.ring_ent_in_out.payload_sz = (uint32_t)total;
+		stat_add(req->q, zero_copy_staged, 1);
 		return 0;
 	}
 	n = pwritev(req->q->rt->stage_fd, iov + 1, cnt - 1,
@@ -215,5 +338,12 @@ int rt_zc_table(struct ring_thread *rt, const struct iovec *pools)
 	if (ret < 0)
 		return ret;
 	rt->stage_fd = memfd_create("fring-zc-stage", MFD_CLOEXEC);
-	return rt->stage_fd < 0 ? -errno : 0;
+	if (rt->stage_fd < 0)
+		return -errno;
+	ret = rt_pipe_open(rt);
+	if (ret)
+		fr_warn("ring thread %u: no zero-copy pipe (%s): small "
+			"transfers on files in memory go through io-wq",
+			rt->idx, strerror(-ret));
+	return 0;
 }
