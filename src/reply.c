@@ -102,8 +102,10 @@ static bool claim(struct fring_req *req)
 	return true;
 }
 
-/* The -d line of an answer: its errno's name, its length and how long the
- * request took. Reached only with debug on. */
+/* The -d line of an answer: "ok" or its errno's name (not the word
+ * "error": log scanners, libfuse's test suite among them, take that for a
+ * daemon's failure), its length and how long the request took. Reached
+ * only with debug on. */
 static __attribute__((cold, noinline)) void
 debug_reply(const struct fring_req *req, uint64_t unique, int error, size_t len,
 	    int ret)
@@ -115,9 +117,9 @@ debug_reply(const struct fring_req *req, uint64_t unique, int error, size_t len,
 		snprintf(num, sizeof(num), "errno %d", -error);
 		name = num;
 	}
-	fr_info("q%u unique %" PRIu64 " %s -> %s%s len %zu (%llu us)%s",
+	fr_info("q%u unique %" PRIu64 " %s -> %s len %zu (%llu us)%s",
 		req->q->idx, unique, fring_opname(req->opcode),
-		error ? "error " : "ok", error ? name : "", len,
+		error ? name : "ok", len,
 		(unsigned long long)(fring_now_ns() - req->t_start) / 1000,
 		ret ? " [send failed]" : "");
 }

@@ -424,9 +424,9 @@ case_debug_names() {
 	touch "$D/m/$nl"
 	wait_for "$T" grep -q 'CREATE .*a\\x0ab' "$DLOG"
 	check lookup_name "$(grep -m2 LOOKUP "$DLOG")" grep -qE 'LOOKUP nodeid 1 name "nofile" len' "$DLOG"
-	check enoent "$(grep -m2 'LOOKUP ->' "$DLOG")" grep -q 'LOOKUP -> error ENOENT len' "$DLOG"
-	check no_errno_numbers "$(grep -m2 -E -- '-> error -?[0-9]' "$DLOG")" \
-		eval '! grep -qE -- "-> error -?[0-9]" "$DLOG"'
+	check enoent "$(grep -m2 'LOOKUP ->' "$DLOG")" grep -q 'LOOKUP -> ENOENT len' "$DLOG"
+	check no_errno_numbers "$(grep -m2 -E -- '-> -?[0-9]' "$DLOG")" \
+		eval '! grep -qE -- "-> -?[0-9]" "$DLOG"'
 	check create_name "$(grep -m1 ' CREATE ' "$DLOG")" grep -qE 'CREATE nodeid 1 flags 0[0-7]+ mode 0[0-7]+ name "f"' "$DLOG"
 	check write_offset_size "$(grep -m1 ' WRITE ' "$DLOG")" grep -qE 'WRITE nodeid [0-9]+ fh [0-9]+ offset 0 size 6 ' "$DLOG"
 	check read_offset_size "$(grep -m1 ' READ ' "$DLOG")" grep -qE 'READ nodeid [0-9]+ fh [0-9]+ offset 0 size [0-9]+ ' "$DLOG"
