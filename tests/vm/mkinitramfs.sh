@@ -58,10 +58,14 @@ abs() { # a path made absolute without resolving symlinks
 	realpath -s -- "$1"
 }
 
-# the shared libraries of an ELF file, each as an absolute path
+# the shared libraries of an ELF file, each as an absolute path: as the
+# guest's loader finds them, which has no LD_LIBRARY_PATH (meson test sets
+# one for the host; with it ldd names build/src's libfring where a
+# program's own RUNPATH, e.g. the compat passthrough_hp's private install,
+# finds another copy, which then is missing from the image)
 libs_of() {
 	local out
-	out=$(ldd "$1" 2>&1) || {
+	out=$(env -u LD_LIBRARY_PATH ldd "$1" 2>&1) || {
 		# a static executable: nothing to add
 		grep -qE 'not a dynamic executable|statically linked' <<<"$out" && return 0
 		die "ldd $1 failed: $out"
