@@ -66,6 +66,17 @@ size_t fc_bufvec_left(const struct fuse_bufvec *bufv)
 	return left;
 }
 
+void fc_bufvec_iov(const struct fuse_bufvec *bufv, struct iovec *iov, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct fuse_buf *b = fc_buf_at(bufv, bufv->idx + i);
+		size_t skip = i == 0 ? bufv->off : 0;
+
+		iov[i].iov_base = (char *)b->mem + skip;
+		iov[i].iov_len = b->size - skip;
+	}
+}
+
 /* ---------------- one transfer between two buffers ---------------- */
 
 static bool is_fd(const struct fuse_buf *b)

@@ -193,6 +193,10 @@ static inline fring_req_t *fc_buf_write_req(const struct fuse_buf *b)
 
 /* Bytes left in bufv from (idx, off); SIZE_MAX for an endless one. */
 FC_HIDDEN size_t fc_bufvec_left(const struct fuse_bufvec *bufv);
+/* The n memory buffers of bufv from its current position (idx, off) as an
+ * iovec array, for the answers and notifications that gather them. */
+FC_HIDDEN void fc_bufvec_iov(const struct fuse_bufvec *bufv, struct iovec *iov,
+			     size_t n);
 
 /* ---- conversions (convert.c) ---- */
 FC_HIDDEN void fc_fi_from_fring(struct fuse_file_info *out,

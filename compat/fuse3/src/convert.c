@@ -37,25 +37,25 @@ _Static_assert(FUSE_SET_ATTR_MODE == FRING_SET_MODE &&
 		       FUSE_SET_ATTR_KILL_SUID == FRING_SET_KILL_SUIDGID,
 	       "setattr bits");
 
+/* The fields of struct fuse_file_info that struct fring_file has too, by
+ * the same names, copied in each direction; the second list came with
+ * libfuse 3.17 and lies past the end of an older program's struct. */
+/* clang-format off */
+#define FI_FIELDS(X)                                                  \
+	X(flags) X(fh) X(lock_owner) X(writepage) X(direct_io)        \
+	X(keep_cache) X(flush) X(nonseekable) X(flock_release)        \
+	X(cache_readdir) X(noflush) X(poll_events)
+#define FI_FIELDS_3_17(X) X(parallel_direct_writes) X(kill_suidgid) X(backing_id)
+/* clang-format on */
+
 /* What a request brings to the filesystem. */
 void fc_fi_from_fring(struct fuse_file_info *out, const struct fring_file *in)
 {
 	memset(out, 0, sizeof(*out));
-	out->flags = in->flags;
-	out->fh = in->fh;
-	out->lock_owner = in->lock_owner;
-	out->writepage = in->writepage;
-	out->direct_io = in->direct_io;
-	out->keep_cache = in->keep_cache;
-	out->flush = in->flush;
-	out->nonseekable = in->nonseekable;
-	out->flock_release = in->flock_release;
-	out->cache_readdir = in->cache_readdir;
-	out->noflush = in->noflush;
-	out->parallel_direct_writes = in->parallel_direct_writes;
-	out->kill_suidgid = in->kill_suidgid;
-	out->poll_events = in->poll_events;
-	out->backing_id = in->backing_id;
+#define COPY(field) out->field = in->field;
+	FI_FIELDS(COPY)
+	FI_FIELDS_3_17(COPY)
+#undef COPY
 }
 
 /*
@@ -68,24 +68,13 @@ void fc_fi_to_fring(struct fring_file *out, const struct fuse_file_info *in,
 		    const struct fuse_session *se)
 {
 	memset(out, 0, sizeof(*out));
-	out->flags = in->flags;
-	out->fh = in->fh;
-	out->lock_owner = in->lock_owner;
-	out->writepage = in->writepage;
-	out->direct_io = in->direct_io;
-	out->keep_cache = in->keep_cache;
-	out->flush = in->flush;
-	out->nonseekable = in->nonseekable;
-	out->flock_release = in->flock_release;
-	out->cache_readdir = in->cache_readdir;
-	out->noflush = in->noflush;
-	out->poll_events = in->poll_events;
+#define COPY(field) out->field = in->field;
+	FI_FIELDS(COPY)
 	if (se && (se->version.major > 3 ||
 		   (se->version.major == 3 && se->version.minor >= 17))) {
-		out->parallel_direct_writes = in->parallel_direct_writes;
-		out->kill_suidgid = in->kill_suidgid;
-		out->backing_id = in->backing_id;
+		FI_FIELDS_3_17(COPY)
 	}
+#undef COPY
 }
 
 /*

@@ -106,13 +106,7 @@ int fuse_lowlevel_notify_store(struct fuse_session *se, fuse_ino_t ino,
 	iov = calloc(n ? n : 1, sizeof(*iov));
 	if (!iov)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		const struct fuse_buf *b = fc_buf_at(bufv, bufv->idx + i);
-		size_t skip = i == 0 ? bufv->off : 0;
-
-		iov[i].iov_base = (char *)b->mem + skip;
-		iov[i].iov_len = b->size - skip;
-	}
+	fc_bufvec_iov(bufv, iov, n);
 	ret = fring_notify_store_iov(fs, ino, offset, iov, (int)n);
 	free(iov);
 	return ret;

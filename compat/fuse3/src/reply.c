@@ -132,13 +132,7 @@ static int reply_memory(fring_req_t *r, const struct fuse_bufvec *bufv)
 			return -ENOMEM;
 		}
 	}
-	for (size_t i = 0; i < n; i++) {
-		const struct fuse_buf *b = fc_buf_at(bufv, bufv->idx + i);
-		size_t skip = i == 0 ? bufv->off : 0;
-
-		iov[i].iov_base = (char *)b->mem + skip;
-		iov[i].iov_len = b->size - skip;
-	}
+	fc_bufvec_iov(bufv, iov, n);
 	ret = fring_reply_iov(r, iov, (int)n);
 	if (iov != small)
 		free(iov);
