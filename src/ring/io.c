@@ -8,23 +8,30 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fdclass.h"
 #include "reply.h"
 #include "ring_int.h"
 
-static struct ring_io *io_get(struct ring_thread *rt)
+/*
+ * The thread's free list: only the queue thread touches it (no lock).
+ * A recycled ring_io is zeroed like a fresh one, so no flag of its last
+ * use (a synchronous op's sync_op, a helper's pipe state) carries over.
+ */
+struct ring_io *ring_io_get(struct ring_thread *rt)
 {
 	struct ring_io *io = rt->io_free;
 
 	if (io) {
 		rt->io_free = io->next;
+		memset(io, 0, sizeof(*io));
 		return io;
 	}
 	return calloc(1, sizeof(*io));
 }
 
-static void io_put(struct ring_thread *rt, struct ring_io *io)
+void ring_io_put(struct ring_thread *rt, struct ring_io *io)
 {
 	io->next = rt->io_free;
 	rt->io_free = io;
@@ -87,7 +94,7 @@ int fring_io_submit(fring_req_t *req, struct io_uring_sqe *sqe, fring_io_cb cb,
 
 	if (!sqe || !ring_on_thread_of(req))
 		return -EINVAL;
-	io = io_get(rt);
+	io = ring_io_get(rt);
 	if (!io) {
 		io_uring_prep_nop(sqe);
 		io_uring_sqe_set_data64(sqe, 0);
@@ -166,7 +173,7 @@ static void helper_answer(struct ring_thread *rt, struct ring_io *io, int err)
 	bool is_write = io->is_write;
 	size_t done = io->done;
 
-	io_put(rt, io);
+	ring_io_put(rt, io);
 	if (err && !done)
 		reply_errno(req, err);
 	else if (is_write)
@@ -236,7 +243,7 @@ void ring_io_complete(struct ring_thread *rt, struct ring_io *io, int res)
 	if (rt_stopping(rt)) {
 		if (io->pipe_size)
 			rt_pipe_give(rt, io->pipe_size, true);
-		io_put(rt, io);
+		ring_io_put(rt, io);
 		return;
 	}
 	if (!io->cb) {
@@ -247,7 +254,7 @@ void ring_io_complete(struct ring_thread *rt, struct ring_io *io, int res)
 	void *data = io->data;
 	struct fring_req *req = io->req;
 
-	io_put(rt, io);
+	ring_io_put(rt, io);
 	cb(req, res, data);
 }
 
@@ -273,7 +280,7 @@ int ring_helper_start(struct fring_req *req, int fd, off_t off, size_t size,
 		      size_t done, bool is_write)
 {
 	struct ring_thread *rt = req->q->rt;
-	struct ring_io *io = io_get(rt);
+	struct ring_io *io = ring_io_get(rt);
 	int ret;
 
 	if (!io)
@@ -281,7 +288,7 @@ int ring_helper_start(struct fring_req *req, int fd, off_t off, size_t size,
 	helper_init(io, req, fd, off, size, done, is_write);
 	ret = done >= size ? -EAGAIN : helper_submit(rt, io);
 	if (ret != 1) {
-		io_put(rt, io);
+		ring_io_put(rt, io);
 		return ret ? ret : 1;
 	}
 	fring_req_async(req);

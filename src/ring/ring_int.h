@@ -281,6 +281,10 @@ FRING_HIDDEN struct io_uring_sqe *ring_io_sqe(struct fring_req *req);
 FRING_HIDDEN void ring_io_arm(struct ring_io *io, struct io_uring_sqe *sqe);
 
 /* io.c */
+/* A zeroed ring_io from the thread's free list (io_free), or NULL; back
+ * onto it. On the queue thread only: the list has no lock. */
+FRING_HIDDEN struct ring_io *ring_io_get(struct ring_thread *rt);
+FRING_HIDDEN void ring_io_put(struct ring_thread *rt, struct ring_io *io);
 FRING_HIDDEN void ring_io_free_all(struct ring_thread *rt);
 /* done: bytes of the transfer already moved (by the caller, in place).
  * 0: started; 1: nothing to move (end of file); -EAGAIN: the ring cannot
@@ -309,7 +313,8 @@ FRING_HIDDEN ssize_t ring_write_data(struct fring_req *req, size_t data_off,
 				     int fd, off_t off, void *dst, size_t len);
 /* a handed-over synchronous op, on the queue thread: start it */
 FRING_HIDDEN void ring_sync_start(struct ring_thread *rt, struct ring_io *io);
-/* its completion (res), or its end unstarted: tells the waiter, frees io */
+/* its completion (res), or its end unstarted, on the queue thread: tells
+ * the waiter, puts io on the thread's free list */
 FRING_HIDDEN void ring_sync_done(struct ring_thread *rt, struct ring_io *io,
 				 int res);
 /* the thread retires: every started op's waiter gets -ESHUTDOWN */

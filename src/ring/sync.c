@@ -138,7 +138,9 @@ void ring_sync_done(struct ring_thread *rt, struct ring_io *io, int res)
 		s->res = res;
 		s->done = true;
 	}
-	free(io);
+	/* always on the queue thread (its completion, its start, the
+	 * thread's retiring), whichever thread allocated it */
+	ring_io_put(rt, io);
 }
 
 void ring_sync_start(struct ring_thread *rt, struct ring_io *io)
@@ -174,7 +176,7 @@ static int sync_here(struct ring_thread *rt, struct ring_io *io)
 	uint64_t own = ud_make(io, UD_IO);
 
 	if (!sqe) {
-		free(io);
+		ring_io_put(rt, io);
 		return -ESHUTDOWN;
 	}
 	io->sync = &s;
@@ -232,12 +234,19 @@ static int sync_remote(struct ring_thread *rt, struct ring_io *io)
 	return s.res;
 }
 
-/* WRITE_FIXED of len bytes from slot offset addr into fd at off. */
+/*
+ * WRITE_FIXED of len bytes from slot offset addr into fd at off. On the
+ * queue thread the op comes from the thread's free list, no malloc per
+ * op; another thread may not touch that list (it has no lock), so the op
+ * it hands over is its own allocation, which the queue thread puts on
+ * its list when the op ends (ring_sync_done()).
+ */
 static int sync_write_fixed(struct fring_req *req, uint64_t addr, int fd,
 			    off_t off, size_t len)
 {
 	struct ring_thread *rt = req->q->rt;
-	struct ring_io *io = calloc(1, sizeof(*io));
+	bool here = ring_on_thread_of(req);
+	struct ring_io *io = here ? ring_io_get(rt) : calloc(1, sizeof(*io));
 
 	if (!io)
 		return -ENOMEM;
@@ -247,7 +256,7 @@ static int sync_write_fixed(struct fring_req *req, uint64_t addr, int fd,
 	io->size = len;
 	io->zc_addr = addr;
 	io->sync_op = true;
-	return ring_on_thread_of(req) ? sync_here(rt, io) : sync_remote(rt, io);
+	return here ? sync_here(rt, io) : sync_remote(rt, io);
 }
 
 /* ---------------- tp->write_data ---------------- */
