@@ -48,7 +48,10 @@ _Static_assert(FUSE_SET_ATTR_MODE == FRING_SET_MODE &&
 #define FI_FIELDS_3_17(X) X(parallel_direct_writes) X(kill_suidgid) X(backing_id)
 /* clang-format on */
 
-/* What a request brings to the filesystem. */
+/* What a request brings to the filesystem, in storage of the layer's own
+ * (its full struct, so the 3.17 fields too; a program built against an
+ * older libfuse reads only its part). The one zeroing of that storage:
+ * callers hand it over uninitialized. */
 void fc_fi_from_fring(struct fuse_file_info *out, const struct fring_file *in)
 {
 	memset(out, 0, sizeof(*out));

@@ -65,17 +65,19 @@ static struct fuse_file_info *fi_in(struct fuse_file_info *store,
  * allow_root check when checked, the serializing lock), the filesystem's
  * operation fn with the request and the arguments, leave. FILE_INFO, among
  * the arguments, is libfring's file info converted to libfuse's, valid
- * during the call as libfuse's is.
+ * during the call as libfuse's is. Its storage is left uninitialized here:
+ * fc_fi_from_fring() zeroes all of it (unused by bridges without one).
  */
 #define BRIDGE(fn, checked, ...)                                               \
 	do {                                                                   \
+		struct fuse_file_info bridge_fi __attribute__((unused));       \
 		struct fuse_session *se = enter(r, checked);                   \
 		if (se) {                                                      \
 			se->op.fn(fc_fuse_req(r), __VA_ARGS__);                \
 			leave(se);                                             \
 		}                                                              \
 	} while (0)
-#define FILE_INFO fi_in(&(struct fuse_file_info){0}, fi)
+#define FILE_INFO fi_in(&bridge_fi, fi)
 
 /* ---------------- no request: init, destroy, forgets ---------------- */
 
