@@ -12,20 +12,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 exe=$(realpath "$1")
 transport=${2:-auto}
 [[ $(id -u) == 0 && -c /dev/fuse ]] || skip "needs root and /dev/fuse"
-tmp=$(mktemp -d /tmp/fring-hello-ll.XXXXXX)
-mnt=$tmp/mnt
-mkdir "$mnt"
-pid=
-# A daemon still here at the end failed a check: SIGKILL, so waiting for
-# it cannot hang.
-# shellcheck disable=SC2317 # (run by the trap)
-cleanup() {
-	[[ -n $pid ]] && kill -KILL "$pid" 2>/dev/null
-	umount -l "$mnt" 2>/dev/null
-	[[ -n $pid ]] && wait "$pid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+scratch_mount hello-ll
 mounted() { fuse_mounted "$mnt"; }
 
 "$exe" >/dev/null 2>&1 && fail cmdline.no_mountpoint "exit 0" || ok cmdline.no_mountpoint

@@ -32,6 +32,12 @@
 #   exit_status RC       exits with a command's status, 77 passed on only
 #                        when skips are allowed (wrappers: with-uring.sh)
 # A script that sources this file may set passed/failed/skipped before.
+#
+# A test that mounts a daemon of its own sets up with
+#   scratch_mount NAME   a fresh /tmp/fring-NAME.XXXXXX in $tmp with an
+#                        empty mountpoint $mnt=$tmp/mnt, $pid empty, and an
+#                        EXIT trap that cleans up (scratch_cleanup)
+# and keeps $pid set while its daemon runs, clearing it once reaped.
 
 passed=${passed:-0}
 failed=${failed:-0}
@@ -73,6 +79,24 @@ check_eq() { # NAME WANT GOT
 # test checks it before it writes: a mount that did not come up leaves a
 # plain directory on the host's disk.
 fuse_mounted() { awk -v m="$1" '$2 == m && $3 ~ /^fuse/ { f = 1 } END { exit !f }' /proc/self/mounts; }
+
+scratch_mount() { # NAME
+	tmp=$(mktemp -d "/tmp/fring-$1.XXXXXX") || exit 1
+	mnt=$tmp/mnt
+	mkdir "$mnt" || exit 1
+	pid=
+	trap scratch_cleanup EXIT
+}
+# A daemon still here at the end failed a check: SIGKILL, so waiting for
+# it cannot hang. The mount is detached (lazily: a dead connection cannot
+# block it) before the directory is removed. The script's exit status
+# stands.
+scratch_cleanup() {
+	[[ -n ${pid:-} ]] && kill -KILL "$pid" 2>/dev/null
+	umount -l "$mnt" 2>/dev/null
+	[[ -n ${pid:-} ]] && wait "$pid" 2>/dev/null
+	rm -rf "$tmp"
+}
 
 skips_allowed() { [[ ${FRING_E2E_NO_SKIP:-0} != 1 ]]; }
 skip() { # WHY...: this whole test cannot run here

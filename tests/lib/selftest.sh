@@ -11,7 +11,9 @@
 #     "check" judges only what follows its mark, and all of the log when the
 #     mark is gone.
 #   - check.sh: the skip policy (FRING_E2E_NO_SKIP=1: no skip passes) for a
-#     whole test, a part, a wrapped command and NOT OFFERED.
+#     whole test, a part, a wrapped command and NOT OFFERED; scratch_mount's
+#     cleanup at exit (a daemon left running killed, the directory gone,
+#     the script's exit status kept).
 # Needs nothing but bash and awk (no root, no kernel log of this machine).
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -133,5 +135,16 @@ check_eq policy.failure_fails 1 "$(sub 0 'ok a; fail b "why"; check_done')"
 check_eq policy.check_false_fails 1 "$(sub 0 'check a "why" false; check_done')"
 check_eq policy.check_eq_mismatch_fails 1 "$(sub 0 'check_eq a 1 2; check_done')"
 check_eq policy.case_prefix "ok c.s" "$(CHECK_CASE=c bash -c "source '$here/check.sh'; ok s")"
+
+# ------------------------------------------------------------ scratch_mount
+# a script that exits with a "daemon" (sleep) still running: the trap
+# kills and reaps it and removes the directory; the exit status is its own
+check_eq scratch.exit_status_kept 3 "$(sub 0 'scratch_mount selftest; sleep 600 & pid=$!
+	echo "$tmp $mnt $pid" >"'"$TMP"'/scratch"; exit 3')"
+read -r s_tmp s_mnt s_pid <"$TMP/scratch"
+check scratch.under_tmp "got '$s_tmp'" test "${s_tmp#/tmp/fring-selftest.}" != "$s_tmp"
+check_eq scratch.mountpoint "$s_tmp/mnt" "$s_mnt"
+check scratch.dir_removed "$s_tmp still there" test ! -e "$s_tmp"
+check scratch.daemon_killed "pid $s_pid still runs" eval '! kill -0 "$s_pid" 2>/dev/null'
 
 check_done

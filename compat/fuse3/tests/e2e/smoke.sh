@@ -15,31 +15,17 @@
 # SIGTERM ending it cleanly with the mount gone; then, mounted again with
 # -o auto_unmount, SIGKILL: the mount must go as well.
 set -uo pipefail
+# (four levels up is the source tree's root; in the vm tier's guest, where
+# this script is /tests/compat/smoke.sh, it is / and the path the same)
+# shellcheck source-path=SCRIPTDIR source=../../../../tests/lib/check.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../../../tests/lib/check.sh"
 exe=$(realpath "$1")
 transport=$2
 lib=$3
 shift 3
-if [[ $(id -u) != 0 || ! -c /dev/fuse ]]; then
-	echo "SKIP: needs root and /dev/fuse"
-	exit 77
-fi
-tmp=$(mktemp -d /tmp/fring-fuse3-smoke.XXXXXX)
-mnt=$tmp/mnt
-mkdir "$mnt"
-pid=
-# A daemon still here at the end failed a check: SIGKILL, so waiting for
-# it cannot hang.
-cleanup() {
-	[[ -n $pid ]] && kill -KILL "$pid" 2>/dev/null
-	umount -l "$mnt" 2>/dev/null
-	[[ -n $pid ]] && wait "$pid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-passed=0 failed=0
-ok() { echo "ok $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
-mounted() { grep -q " $mnt fuse" /proc/self/mounts; }
+[[ $(id -u) == 0 && -c /dev/fuse ]] || skip "needs root and /dev/fuse"
+scratch_mount fuse3-smoke
+mounted() { fuse_mounted "$mnt"; }
 counter() { awk -v k="$1" '$1 == k {print $2}' "$mnt/counters"; }
 
 stats_sh=$(dirname "$(realpath "$0")")/../../../../tests/e2e/stats.sh
@@ -192,5 +178,4 @@ else
 	fail auto_unmount_mounted "not serving: $(cat "$tmp/log")"
 fi
 ((failed == 0)) || { echo "daemon log:"; cat "$tmp/log"; }
-echo "$passed passed, $failed failed"
-((failed == 0))
+check_done
