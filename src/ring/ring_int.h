@@ -109,6 +109,7 @@ struct ring_thread {
 	unsigned total_entries;
 	unsigned dead_entries;
 	unsigned in_kernel;
+	uint64_t round_ns;   /* when this loop round began (rt_reap()) */
 	unsigned setup_left; /* ADD_* completions still awaited */
 	int setup_res;	     /* their first error */
 	int wake_efd;
