@@ -152,7 +152,8 @@ static int send_claimed(struct fring_req *req, int error,
 		stat_add(q, errors, 1);
 	else if (req->opcode == FUSE_READ)
 		stat_add(q, bytes_read, len - sizeof(struct fuse_out_header));
-	stats_note_latency(&q->stats, fring_now_ns() - req->t_start);
+	if (!q->tp->notes_latency)
+		stats_note_latency(&q->stats, fring_now_ns() - req->t_start);
 
 	ret = req->q->tp->send(req, iov, cnt);
 	if (__builtin_expect(req->se->cfg.debug, 0))

@@ -73,6 +73,14 @@ void ring_commit(struct ring_thread *rt, struct fring_req *req)
 		return;
 	}
 	ring_ent(req)->commit_held = false;
+	{
+		struct ring_queue *rq = ring_q(req->q);
+		uint64_t t = atomic_load_explicit(&req->t_start,
+						  memory_order_relaxed);
+
+		if (!rq->commits_from || t < rq->commits_from)
+			rq->commits_from = t;
+	}
 	/* staged in the memfd: READ_FIXED first, the commit after it */
 	if (ring_ent(req)->zc_staged && !ring_ent(req)->zc_pipe_size &&
 	    rt_stage(rt, req))
@@ -253,6 +261,7 @@ const struct fring_tp fring_tp_ring = {
 	.transfer = ring_transfer,
 	.write_data = ring_write_data,
 	.released = ring_released,
+	.notes_latency = true,
 };
 
 void ring_thread_wake(struct ring_thread *rt)
@@ -456,9 +465,31 @@ void rt_cqe(struct ring_thread *rt, struct io_uring_cqe *cqe)
 /* Submits and waits for wait_nr completions. A failure leaves the SQEs
  * queued (liburing advanced the tail the kernel did not read): the next
  * call submits them again. */
+/* The answers about to be submitted leave now: one clock reading ends the
+ * latency of all of them, the largest per queue being the earliest start. */
+static void rt_note_latency(struct ring_thread *rt)
+{
+	uint64_t now = 0;
+
+	for (unsigned i = 0; i < rt->nq; i++) {
+		struct ring_queue *rq = ring_q(rt->qs[i]);
+
+		if (!rq->commits_from)
+			continue;
+		if (!now)
+			now = fring_now_ns();
+		if (now > rq->commits_from)
+			stats_note_latency(&rt->qs[i]->stats,
+					   now - rq->commits_from);
+		rq->commits_from = 0;
+	}
+}
+
 static int rt_submit(struct ring_thread *rt, unsigned wait_nr)
 {
 	int ret = fault_hit(FAULT_RING_SUBMIT);
+
+	rt_note_latency(rt);
 
 	kernel_order();
 	if (!ret)

@@ -186,6 +186,10 @@ struct ring_queue {
 	unsigned nbufs;
 	unsigned bufs_held;
 	unsigned bufs_unsent;
+	/* the earliest start (t_start) of the requests whose commits wait
+	 * for the next submission, 0 if none: their latency ends there
+	 * (rt_note_latency()) */
+	uint64_t commits_from;
 };
 
 struct ring_state {
