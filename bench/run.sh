@@ -374,7 +374,7 @@ EOF
 }
 
 run_job() { # rep config job
-	local rep=$1 conf=$2 job=$3 raw=$OUT/raw/rep$1-$2-$3.json c0 c1 cpu="" perfpid=""
+	local rep=$1 conf=$2 job=$3 raw=$OUT/raw/rep$1-$2-$3.json c0 c1 u0 u1 cpu="" perfpid=""
 	local bw iops bytes secs p50 p99
 	if [ "$job" = meta ]; then
 		local m=$OUT/raw/rep$rep-$conf-meta.jsonl
@@ -392,7 +392,7 @@ for line in open(sys.argv[1]):
 ' "$m")
 		return
 	fi
-	[ -n "$DAEMON_PID" ] && c0=$(cpu_of "$DAEMON_PID")
+	[ -n "$DAEMON_PID" ] && c0=$(cpu_of "$DAEMON_PID") && u0=$(utime_of "$DAEMON_PID")
 	if [ $PERF = 1 ] && [ -n "$DAEMON_PID" ]; then
 		perf record -g -p "$DAEMON_PID" -o "$OUT/perf/$conf-$job.data" -- sleep "$RUNTIME" \
 			>>"$OUT/logs/perf.stderr" 2>&1 &
@@ -407,9 +407,13 @@ for line in open(sys.argv[1]):
 			--percent-limit 5 -g caller,0.5,callee --max-stack 12 >"$OUT/perf/$conf-$job.callers.txt" 2>>"$OUT/logs/perf.stderr"
 		log "  perf: $OUT/perf/$conf-$job.txt"
 	fi
-	[ -n "$DAEMON_PID" ] && c1=$(cpu_of "$DAEMON_PID")
+	[ -n "$DAEMON_PID" ] && c1=$(cpu_of "$DAEMON_PID") && u1=$(utime_of "$DAEMON_PID")
 	if [ -n "$DAEMON_PID" ] && [ "$c0" -ge 0 ] && [ "$c1" -ge 0 ]; then
 		cpu=$(awk -v a="$c0" -v b="$c1" -v t="$CLK_TCK" 'BEGIN { printf "%.2f", (b - a) / t }')
+		# the server's user time alone (its own code, not the kernel's):
+		# beside results.csv, whose columns stay as they are
+		[ -s "$OUT/server_utime.csv" ] || echo "rep,config,job,server_cpu_s,server_utime_s" >"$OUT/server_utime.csv"
+		echo "$rep,$conf,$job,$cpu,$(awk -v a="$u0" -v b="$u1" -v t="$CLK_TCK" 'BEGIN { printf "%.2f", (b - a) / t }')" >>"$OUT/server_utime.csv"
 	fi
 	local rw=read
 	[[ "$job" == *write ]] && rw=write
