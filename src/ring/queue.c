@@ -29,7 +29,12 @@
 #include "fdclass.h"
 #include "ring_int.h"
 
-static __thread struct ring_thread *cur_rt;
+/* Read a few times per request (ring_recycle(), ring_io_sqe(), ...). The
+ * default model for a shared library calls __tls_get_addr() on each read;
+ * initial-exec is a load from the thread pointer. Its 8 bytes fit in the
+ * static TLS glibc keeps spare for libraries loaded with dlopen(). */
+static __thread struct ring_thread *cur_rt
+	__attribute__((tls_model("initial-exec")));
 
 /* ---------------- SQE helpers ---------------- */
 
