@@ -26,6 +26,15 @@ cpu_of() { # PID -> utime+stime in clock ticks, -1 if it is gone
 	echo $(( ${12} + ${13} ))
 }
 
+utime_of() { # PID -> utime alone in clock ticks, -1 if it is gone
+	local s
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || { echo -1; return; }
+	s=${s##*) }
+	# shellcheck disable=SC2086
+	set -- $s
+	echo "${12}"
+}
+
 # Starts a server command in the background (DAEMON_PID) with its output in
 # LOG and waits, 10 s at most, until MNT is mounted or the server is gone.
 # 0 when the mount came up; else the log is shown and the server stopped.

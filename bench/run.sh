@@ -41,6 +41,10 @@
 #                    server during each selected data job, 1 repetition
 #                    (default -c fring-pt-uring -j seqread,randread)
 #   --fring-opts O   extra -o options for the libfring daemons
+#   -B DIR           a second libfring build (e.g. the code before a change):
+#                    a "-b" suffix on a fring configuration runs its
+#                    binaries, e.g. -c fring-pt-uring,fring-pt-uring-b
+#                    interleaves the two builds in one run
 #   --pt-own-defaults
 #                    run the libfring passthrough with its own defaults
 #                    (1 s cache timeouts, default_permissions) instead of
@@ -77,6 +81,7 @@ OUT=""
 QD_SWEEP=""
 PERF=0
 FRING_OPTS=""
+BUILD_B=""
 # What passthrough_hp does, given to the libfring passthrough so that both
 # ask the kernel for the same work: names and attributes cached 86,400 s,
 # and no default_permissions (without it passthrough_hp checks nothing and
@@ -97,6 +102,7 @@ while [ $# -gt 0 ]; do
 	--qd-sweep) QD_SWEEP=$2; shift ;;
 	--perf) PERF=1 ;;
 	--fring-opts) FRING_OPTS=$2; shift ;;
+	-B) BUILD_B=$2; shift ;;
 	--pt-own-defaults) PT_AS_HP="" ;;
 	-h|--help) usage 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; usage 2 ;;
@@ -185,7 +191,7 @@ cleanup() {
 	trap - EXIT INT TERM
 	cleanup_server "$MNT" "$SRC"
 	uring_restore
-	rm -rf "${WORK:?}/bin" "${WORK:?}/lib"
+	rm -rf "${WORK:?}/bin" "${WORK:?}/lib" "${WORK:?}/b"
 	rmdir "$MNT" "$SRC" "$WORK" 2>/dev/null
 	exit $rc
 }
@@ -208,6 +214,19 @@ if [ -n "$FRING_SO" ]; then
 	[ -x "$NULLFS" ] && cp "$NULLFS" "$WORK/bin/nullfs" && NULLFS=$WORK/bin/nullfs
 fi
 FRING_ENV=(env LD_LIBRARY_PATH="$WORK/lib")
+# The second build (-B), snapshotted the same way under $WORK/b
+FRING_ENV_B=()
+if [ -n "$BUILD_B" ]; then
+	mkdir -p "$WORK/b/bin" "$WORK/b/lib"
+	for ex in passthrough/passthrough memfs/memfs nullfs; do
+		[ -x "$BUILD_B/examples/$ex" ] && cp "$BUILD_B/examples/$ex" "$WORK/b/bin/"
+	done
+	# the build's own binary: its RUNPATH names build B's library
+	SO_B=$(ldd "$BUILD_B/examples/passthrough/passthrough" 2>/dev/null | awk '/libfring\.so/ { print $3; exit }')
+	[ -f "$SO_B" ] || die "-B $BUILD_B: no examples/passthrough/passthrough linked to libfring"
+	cp -L "$SO_B" "$WORK/b/lib/$(basename "$SO_B")"
+	FRING_ENV_B=(env LD_LIBRARY_PATH="$WORK/b/lib")
+fi
 
 # 8 GiB of tmpfs: the 2 fio files and the metadata files
 mount -t tmpfs -o size=8g,mode=1777 fring-bench-src "$SRC" || die "cannot mount tmpfs on $SRC"
@@ -217,6 +236,7 @@ mount -t tmpfs -o size=8g,mode=1777 fring-bench-src "$SRC" || die "cannot mount 
 	env_lines
 	echo "libfring: $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)"
 	[ -n "$FRING_SO" ] && echo "libfring binaries (copied at start): $(sha256sum "$WORK/lib/"* "$WORK/bin/"* 2>/dev/null | awk '{ printf "%s %.12s  ", $2, $1 }' | sed "s|$WORK/||g")"
+	[ -n "$BUILD_B" ] && echo "build B (-B $BUILD_B, configurations *-b): $(sha256sum "$WORK/b/lib/"* "$WORK/b/bin/"* 2>/dev/null | awk '{ printf "%s %.12s  ", $2, $1 }' | sed "s|$WORK/||g")"
 	echo "libfring build: $(sed -n 's/.*"buildtype", "value": "\([a-z]*\)".*/\1/p' "$BUILDDIR/meson-info/intro-buildoptions.json" 2>/dev/null)"
 	[ -x "$HP" ] && echo "libfuse: $(cat "$HP_BUILD/VERSION" 2>/dev/null || echo '?') ($HP)"
 	echo "enable_uring before: ${OLD_URING:-untouched}"
@@ -231,13 +251,20 @@ cat "$OUT/env.txt" >&2
 # --- configurations --------------------------------------------------------
 # start_config NAME REP: mounts the configuration, sets DIR and DAEMON_PID
 start_config() {
-	local name=$1 rep=$2 base qd="" splice="" opts cmd=() i pt=""
+	local name=$1 rep=$2 base qd="" splice="" opts cmd=() i pt="" b=""
+	local PT=$PT MEMFS=$MEMFS NULLFS=$NULLFS
 	base=$name
-	if [[ "$name" =~ ^(fring-pt-.*)-passthrough$ ]]; then
+	if [[ "$name" =~ ^(fring-.*)-b$ ]]; then
+		[ -n "$BUILD_B" ] || { log "$name: no second build (-B)"; return 1; }
+		base=${BASH_REMATCH[1]}
+		b=1
+		PT=$WORK/b/bin/passthrough MEMFS=$WORK/b/bin/memfs NULLFS=$WORK/b/bin/nullfs
+	fi
+	if [[ "$base" =~ ^(fring-pt-.*)-passthrough$ ]]; then
 		base=${BASH_REMATCH[1]}
 		pt=passthrough
 	fi
-	if [[ "$name" =~ ^(fring-.*-dev)-splice$ ]]; then
+	if [[ "$base" =~ ^(fring-.*-dev)-splice$ ]]; then
 		base=${BASH_REMATCH[1]}
 		splice=",splice_read,splice_write,splice_move"
 	fi
@@ -276,7 +303,11 @@ start_config() {
 		return 1 ;;
 	esac
 	echo "${cmd[*]}" >>"$OUT/logs/commands.txt"
-	[[ "$base" == fring-* ]] && cmd=("${FRING_ENV[@]}" "${cmd[@]}")
+	if [ -n "$b" ]; then
+		cmd=("${FRING_ENV_B[@]}" "${cmd[@]}")
+	elif [[ "$base" == fring-* ]]; then
+		cmd=("${FRING_ENV[@]}" "${cmd[@]}")
+	fi
 	start_server "$name" "$OUT/logs/$name.rep$rep.log" "${cmd[@]}" || {
 		rm -rf "${SRC:?}"/* 2>/dev/null
 		return 1
@@ -343,7 +374,7 @@ EOF
 }
 
 run_job() { # rep config job
-	local rep=$1 conf=$2 job=$3 raw=$OUT/raw/rep$1-$2-$3.json c0 c1 cpu="" perfpid=""
+	local rep=$1 conf=$2 job=$3 raw=$OUT/raw/rep$1-$2-$3.json c0 c1 u0 u1 cpu="" perfpid=""
 	local bw iops bytes secs p50 p99
 	if [ "$job" = meta ]; then
 		local m=$OUT/raw/rep$rep-$conf-meta.jsonl
@@ -361,7 +392,7 @@ for line in open(sys.argv[1]):
 ' "$m")
 		return
 	fi
-	[ -n "$DAEMON_PID" ] && c0=$(cpu_of "$DAEMON_PID")
+	[ -n "$DAEMON_PID" ] && c0=$(cpu_of "$DAEMON_PID") && u0=$(utime_of "$DAEMON_PID")
 	if [ $PERF = 1 ] && [ -n "$DAEMON_PID" ]; then
 		perf record -g -p "$DAEMON_PID" -o "$OUT/perf/$conf-$job.data" -- sleep "$RUNTIME" \
 			>>"$OUT/logs/perf.stderr" 2>&1 &
@@ -376,9 +407,13 @@ for line in open(sys.argv[1]):
 			--percent-limit 5 -g caller,0.5,callee --max-stack 12 >"$OUT/perf/$conf-$job.callers.txt" 2>>"$OUT/logs/perf.stderr"
 		log "  perf: $OUT/perf/$conf-$job.txt"
 	fi
-	[ -n "$DAEMON_PID" ] && c1=$(cpu_of "$DAEMON_PID")
+	[ -n "$DAEMON_PID" ] && c1=$(cpu_of "$DAEMON_PID") && u1=$(utime_of "$DAEMON_PID")
 	if [ -n "$DAEMON_PID" ] && [ "$c0" -ge 0 ] && [ "$c1" -ge 0 ]; then
 		cpu=$(awk -v a="$c0" -v b="$c1" -v t="$CLK_TCK" 'BEGIN { printf "%.2f", (b - a) / t }')
+		# the server's user time alone (its own code, not the kernel's):
+		# beside results.csv, whose columns stay as they are
+		[ -s "$OUT/server_utime.csv" ] || echo "rep,config,job,server_cpu_s,server_utime_s" >"$OUT/server_utime.csv"
+		echo "$rep,$conf,$job,$cpu,$(awk -v a="$u0" -v b="$u1" -v t="$CLK_TCK" 'BEGIN { printf "%.2f", (b - a) / t }')" >>"$OUT/server_utime.csv"
 	fi
 	local rw=read
 	[[ "$job" == *write ]] && rw=write

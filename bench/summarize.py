@@ -43,13 +43,17 @@ PAIRS = [
     ("fring-pt-uring", "fuse-hp-uring", "libfring/libfuse on uring (passthrough vs passthrough_hp -o io_uring)", 1.2, 1.0),
     ("fring-pt-dev", "fuse-hp-classic", "libfring/libfuse on dev (passthrough vs passthrough_hp classic)", 1.0, 1.0),
     ("fring-null-uring", "fuse-hp-uring", "ceiling: libfring nullfs uring / passthrough_hp -o io_uring", None, None),
+    ("fring-pt-uring", "fring-pt-uring-b", "libfring passthrough uring: this build / build B (run.sh -B)", None, None),
+    ("fring-pt-uring-b", "fuse-hp-uring", "build B (run.sh -B) passthrough uring / passthrough_hp -o io_uring", None, None),
 ]
 
 
 def conf_key(c):
-    base = c.split("-qd")[0]
-    qd = int(c.split("-qd")[1]) if "-qd" in c else 0
-    return (CONF_ORDER.index(base) if base in CONF_ORDER else 99, qd, c)
+    b = c.endswith("-b")  # run.sh -B: the second build, next to the first
+    name = c[:-2] if b else c
+    base = name.split("-qd")[0]
+    qd = int(name.split("-qd")[1]) if "-qd" in name else 0
+    return (CONF_ORDER.index(base) if base in CONF_ORDER else 99, qd, b, c)
 
 
 def fnum(s):

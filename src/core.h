@@ -110,6 +110,11 @@ struct fring_tp {
 	/* A RELEASE is about to reach the filesystem, which may close
 	 * descriptors (may be NULL). */
 	void (*released)(struct fring_req *req);
+	/* The transport notes each answer's latency itself, when the answer
+	 * really leaves (the ring: at the submission carrying its commit,
+	 * with one clock reading for all of them); false: reply.c notes it
+	 * when the answer is sent. */
+	bool notes_latency;
 };
 
 struct fring_queue {

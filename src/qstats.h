@@ -8,14 +8,20 @@
 
 #define STAT_FIELD(name, how) _Atomic uint64_t name;
 struct fring_qstats {
+	/* in_flight stays 0 here: it is requests - replies - noreplies,
+	 * computed when read (stats.c), which spares every request two
+	 * locked increments */
 	FRING_STATS_LIST(STAT_FIELD, STAT_FIELD)
 	_Atomic uint64_t by_opcode[FRING_STATS_OPCODES];
+	_Atomic uint64_t noreplies; /* requests ended without an answer */
 };
 #undef STAT_FIELD
 #define stat_add(q, field, n)                                                  \
 	atomic_fetch_add_explicit(&(q)->stats.field, (n), memory_order_relaxed)
 #define stat_sub(q, field, n)                                                  \
 	atomic_fetch_sub_explicit(&(q)->stats.field, (n), memory_order_relaxed)
+/* requests begun and not yet answered (nor ended without an answer) */
+FRING_HIDDEN uint64_t stats_in_flight(const struct fring_qstats *st);
 FRING_HIDDEN void stats_note_latency(struct fring_qstats *st, uint64_t ns);
 FRING_HIDDEN uint64_t fring_now_ns(void);
 /* The session's totals as log lines (SIGUSR1 without --stats-file). */

@@ -152,8 +152,8 @@ static int send_claimed(struct fring_req *req, int error,
 		stat_add(q, errors, 1);
 	else if (req->opcode == FUSE_READ)
 		stat_add(q, bytes_read, len - sizeof(struct fuse_out_header));
-	stat_sub(q, in_flight, 1);
-	stats_note_latency(&q->stats, fring_now_ns() - req->t_start);
+	if (!q->tp->notes_latency)
+		stats_note_latency(&q->stats, fring_now_ns() - req->t_start);
 
 	ret = req->q->tp->send(req, iov, cnt);
 	if (__builtin_expect(req->se->cfg.debug, 0))
@@ -248,7 +248,7 @@ void reply_none(struct fring_req *req)
 {
 	if (!claim(req))
 		return;
-	stat_sub(req->q, in_flight, 1);
+	stat_add(req->q, noreplies, 1);
 	if (req->q->tp->noreply)
 		req->q->tp->noreply(req);
 	req_put(req);

@@ -100,7 +100,8 @@ void req_put(struct fring_req *req)
 	 * never revive a slot on its way to the free list. */
 	if (atomic_fetch_sub(&req->refs, 1) != 1)
 		return;
-	atomic_store(&req->unique, 0);
+	/* ordered after the decrement, which is a full barrier already */
+	atomic_store_explicit(&req->unique, 0, memory_order_release);
 	if (q->tp->recycle) {
 		q->tp->recycle(req);
 		return;
@@ -112,23 +113,27 @@ void req_put(struct fring_req *req)
 	pthread_mutex_unlock(&q->lock);
 }
 
-void req_begin(struct fring_req *req, uint64_t unique)
+void req_begin(struct fring_req *req, uint64_t unique, uint64_t t_start)
 {
-	/* one reference for the handler's scope, one for the answer */
-	atomic_store(&req->refs, 2);
-	atomic_store(&req->answered, false);
-	atomic_store(&req->interrupted, false);
+	/* one reference for the handler's scope, one for the answer. The
+	 * slot is idle (unique 0): the interrupt scan takes no reference on
+	 * it, so plain stores do; the release store of unique below makes
+	 * them visible to whoever sees the new id (slot_try_hold()). A
+	 * sequentially consistent store is a locked instruction on x86, five
+	 * of them per request where none is needed. */
+	atomic_store_explicit(&req->refs, 2, memory_order_relaxed);
+	atomic_store_explicit(&req->answered, false, memory_order_relaxed);
+	atomic_store_explicit(&req->interrupted, false, memory_order_relaxed);
 	req->flags = 0;
 	/* What an earlier answer left in the encoding areas counts as never
 	 * written under valgrind: an encoder sending a byte it did not set
 	 * then fails e2e-dev-valgrind-posix_suite instead of leaking it. */
 	(void)VALGRIND_MAKE_MEM_UNDEFINED(req->out.raw, sizeof(req->out.raw));
 	(void)VALGRIND_MAKE_MEM_UNDEFINED(req->small, sizeof(req->small));
-	atomic_store_explicit(&req->t_start, fring_now_ns(),
+	atomic_store_explicit(&req->t_start, t_start ? t_start : fring_now_ns(),
 			      memory_order_relaxed);
-	atomic_store(&req->unique, unique);
+	atomic_store_explicit(&req->unique, unique, memory_order_release);
 	stat_add(req->q, requests, 1);
-	stat_add(req->q, in_flight, 1);
 }
 
 void queue_free_slots(struct fring_queue *q)

@@ -16,8 +16,10 @@ FRING_HIDDEN struct fring_req *req_get(struct fring_queue *q);
 /* Drops a reference; the last one recycles the slot (tp->recycle, or the
  * queue's free list). */
 FRING_HIDDEN void req_put(struct fring_req *req);
-/* A slot starts serving `unique`: two references, counters, the clock. */
-FRING_HIDDEN void req_begin(struct fring_req *req, uint64_t unique);
+/* A slot starts serving `unique`: two references, counters, the clock
+ * (t_start, or now if 0). */
+FRING_HIDDEN void req_begin(struct fring_req *req, uint64_t unique,
+			    uint64_t t_start);
 /* Frees every slot req_get() made for q. */
 FRING_HIDDEN void queue_free_slots(struct fring_queue *q);
 /* INTERRUPT for `unique`: marks the request and calls the filesystem's

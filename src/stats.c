@@ -19,6 +19,19 @@ uint64_t fring_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t stats_in_flight(const struct fring_qstats *st)
+{
+	uint64_t done, begun;
+
+	/* Ended requests before begun ones: a request is counted begun before
+	 * it can end, so this order never sees more ended than begun (the
+	 * clamp is for a reader on a weaker memory model than x86's). */
+	done = atomic_load_explicit(&st->replies, memory_order_acquire) +
+	       atomic_load_explicit(&st->noreplies, memory_order_acquire);
+	begun = atomic_load_explicit(&st->requests, memory_order_acquire);
+	return begun > done ? begun - done : 0;
+}
+
 void stats_note_latency(struct fring_qstats *st, uint64_t ns)
 {
 	uint64_t cur =
@@ -68,6 +81,7 @@ static void stats_read(const struct fring_qstats *in, struct stats_snap *o)
 		atomic_load_explicit(&in->name, memory_order_relaxed);
 	FRING_STATS_LIST(STAT_LD, STAT_LD)
 #undef STAT_LD
+	o->c[STAT_in_flight] = stats_in_flight(in);
 	for (unsigned i = 0; i < FRING_STATS_OPCODES; i++)
 		o->by_opcode[i] = atomic_load_explicit(&in->by_opcode[i],
 						       memory_order_relaxed);

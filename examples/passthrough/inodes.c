@@ -33,14 +33,19 @@ static size_t id_slot(const struct pt_fs *fs, fring_ino_t id)
 	return (size_t)(mix64(id) & (fs->nbuckets - 1));
 }
 
-/* Table lock held. */
-static struct pt_inode *find_key(const struct pt_fs *fs, dev_t dev, ino_t ino)
+/* The id an inode gets without the counter, or 0 if it has none. */
+static fring_ino_t natural_id(const struct pt_fs *fs, dev_t dev, ino_t ino)
 {
-	struct pt_inode *in = fs->by_key[key_slot(fs, dev, ino)];
+	uint64_t id;
 
-	while (in && (in->ino != ino || in->dev != dev))
-		in = in->next_key;
-	return in;
+	if (dev != fs->root.dev)
+		return 0;
+	if (ino == fs->root.ino)
+		return FRING_ROOT_INO;
+	id = ino == FRING_ROOT_INO ? (uint64_t)fs->root.ino : (uint64_t)ino;
+	if (id == 0 || id >= PT_ALLOC_BASE)
+		return 0;
+	return id;
 }
 
 /* Table lock held. */
@@ -53,23 +58,58 @@ static struct pt_inode *find_id(const struct pt_fs *fs, fring_ino_t id)
 	return in;
 }
 
+/*
+ * An inode with a natural id always has that id (natural ids are below
+ * PT_ALLOC_BASE and differ for different inodes), so the id table finds it
+ * by its key too, and only the inodes without one are on the key table:
+ * a lookup of a new name then walks one hash chain instead of two, each
+ * step a likely cache miss in a large table. Table lock held.
+ */
+static struct pt_inode *find_key(const struct pt_fs *fs, dev_t dev, ino_t ino)
+{
+	fring_ino_t id = natural_id(fs, dev, ino);
+	struct pt_inode *in;
+
+	if (id) {
+		in = find_id(fs, id);
+		return in && in->ino == ino && in->dev == dev ? in : NULL;
+	}
+	in = fs->by_key[key_slot(fs, dev, ino)];
+	while (in && (in->ino != ino || in->dev != dev))
+		in = in->next_key;
+	return in;
+}
+
+/* On the key table as well as the id table (find_key()). */
+static bool keyed(const struct pt_fs *fs, const struct pt_inode *in)
+{
+	return !natural_id(fs, in->dev, in->ino);
+}
+
 static void link_in(struct pt_fs *fs, struct pt_inode *in)
 {
-	size_t k = key_slot(fs, in->dev, in->ino), i = id_slot(fs, in->nodeid);
+	size_t i = id_slot(fs, in->nodeid);
 
-	in->next_key = fs->by_key[k];
-	fs->by_key[k] = in;
+	if (keyed(fs, in)) {
+		size_t k = key_slot(fs, in->dev, in->ino);
+
+		in->next_key = fs->by_key[k];
+		fs->by_key[k] = in;
+	}
 	in->next_id = fs->by_id[i];
 	fs->by_id[i] = in;
 }
 
 static void unlink_out(struct pt_fs *fs, struct pt_inode *in)
 {
-	struct pt_inode **pp = &fs->by_key[key_slot(fs, in->dev, in->ino)];
+	struct pt_inode **pp;
 
-	while (*pp != in)
-		pp = &(*pp)->next_key;
-	*pp = in->next_key;
+	if (keyed(fs, in)) {
+		pp = &fs->by_key[key_slot(fs, in->dev, in->ino)];
+		while (*pp != in)
+			pp = &(*pp)->next_key;
+		*pp = in->next_key;
+	}
 	pp = &fs->by_id[id_slot(fs, in->nodeid)];
 	while (*pp != in)
 		pp = &(*pp)->next_id;
@@ -192,42 +232,27 @@ static void grow(struct pt_fs *fs)
 	size_t old = fs->nbuckets, n = old * 2;
 	struct pt_inode **k = calloc(n, sizeof(*k));
 	struct pt_inode **id = calloc(n, sizeof(*id));
-	struct pt_inode **ok = fs->by_key;
+	struct pt_inode **oid = fs->by_id;
 
 	if (!k || !id) {
 		free(k);
 		free(id);
 		return;
 	}
-	free(fs->by_id);
+	free(fs->by_key);
 	fs->by_key = k;
 	fs->by_id = id;
 	fs->nbuckets = n;
-	/* Every inode is on exactly one key chain: walk those. */
+	/* Every inode is on exactly one id chain: walk those. */
 	for (size_t b = 0; b < old; b++) {
-		struct pt_inode *in = ok[b], *next;
+		struct pt_inode *in = oid[b], *next;
 
 		for (; in; in = next) {
-			next = in->next_key;
+			next = in->next_id;
 			link_in(fs, in);
 		}
 	}
-	free(ok);
-}
-
-/* The id an inode gets without the counter, or 0 if it has none. */
-static fring_ino_t natural_id(const struct pt_fs *fs, dev_t dev, ino_t ino)
-{
-	uint64_t id;
-
-	if (dev != fs->root.dev)
-		return 0;
-	if (ino == fs->root.ino)
-		return FRING_ROOT_INO;
-	id = ino == FRING_ROOT_INO ? (uint64_t)fs->root.ino : (uint64_t)ino;
-	if (id == 0 || id >= PT_ALLOC_BASE)
-		return 0;
-	return id;
+	free(oid);
 }
 
 /* Lock held. */
@@ -333,10 +358,10 @@ void pt_table_budget(struct pt_fs *fs, long max_fds)
 void pt_table_destroy(struct pt_fs *fs)
 {
 	for (size_t b = 0; b < fs->nbuckets; b++) {
-		struct pt_inode *in = fs->by_key[b], *next;
+		struct pt_inode *in = fs->by_id[b], *next;
 
 		for (; in; in = next) {
-			next = in->next_key;
+			next = in->next_id;
 			if (in == &fs->root)
 				continue;
 			if (in->fd >= 0)

@@ -67,7 +67,7 @@ enum pt_fault {
 struct file_handle;
 
 struct pt_inode {
-	struct pt_inode *next_key; /* chain of the (dev, ino) table */
+	struct pt_inode *next_key; /* chain of the (dev, ino) table, if on it */
 	struct pt_inode *next_id;  /* chain of the node id table */
 	struct pt_inode *lru_prev, *lru_next; /* open descriptors, oldest
 						 first (table lock) */
@@ -111,6 +111,8 @@ struct pt_fs {
 	bool switch_creds; /* the daemon is root: act with the caller's ids */
 
 	pthread_mutex_t lock;
+	/* by_id holds every inode, by_key only those without a natural id
+	 * (inodes.c, find_key()) */
 	struct pt_inode **by_key, **by_id;
 	/* Records of forgotten inodes, kept for the next lookups (chained by
 	 * next_id, at most PT_SPARE_MAX; table lock). Given back to malloc, a

@@ -133,7 +133,7 @@ void fring_dispatch(struct fring_req *req, struct fring_msg *m)
 	req->max_out = 0;
 	req->ext = m->ext;
 	req->ext_len = m->ext_len;
-	req_begin(req, ih->unique);
+	req_begin(req, ih->unique, m->t_start);
 	stat_add(req->q, by_opcode[op < FRING_STATS_OPCODES ? op : 0], 1);
 	if (__builtin_expect(req->se->cfg.debug, 0))
 		debug_request(req, m);
@@ -152,7 +152,7 @@ void fring_reject(struct fring_req *req, const struct fuse_in_header *ih,
 	req->max_out = 0;
 	req->ext = NULL;
 	req->ext_len = 0;
-	req_begin(req, ih->unique);
+	req_begin(req, ih->unique, 0);
 	malformed(req, why);
 	req_end_handler(req);
 }

@@ -23,6 +23,10 @@ struct fring_msg {
 	 * a pipe by splice_read). The transport's set_buf describes it. */
 	bool data_oob;
 	uint32_t data_deferred;
+	/* When the transport took the request (fring_now_ns()), the start of
+	 * its latency; 0: dispatch reads the clock. A ring thread stamps a
+	 * whole round of completions with one reading. */
+	uint64_t t_start;
 };
 
 /* dispatch.c: decodes m into req, calls the filesystem, and answers EIO

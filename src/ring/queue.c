@@ -29,7 +29,12 @@
 #include "fdclass.h"
 #include "ring_int.h"
 
-static __thread struct ring_thread *cur_rt;
+/* Read a few times per request (ring_recycle(), ring_io_sqe(), ...). The
+ * default model for a shared library calls __tls_get_addr() on each read;
+ * initial-exec is a load from the thread pointer. Its 8 bytes fit in the
+ * static TLS glibc keeps spare for libraries loaded with dlopen(). */
+static __thread struct ring_thread *cur_rt
+	__attribute__((tls_model("initial-exec")));
 
 /* ---------------- SQE helpers ---------------- */
 
@@ -73,6 +78,14 @@ void ring_commit(struct ring_thread *rt, struct fring_req *req)
 		return;
 	}
 	ring_ent(req)->commit_held = false;
+	{
+		struct ring_queue *rq = ring_q(req->q);
+		uint64_t t = atomic_load_explicit(&req->t_start,
+						  memory_order_relaxed);
+
+		if (!rq->commits_from || t < rq->commits_from)
+			rq->commits_from = t;
+	}
 	/* staged in the memfd: READ_FIXED first, the commit after it */
 	if (ring_ent(req)->zc_staged && !ring_ent(req)->zc_pipe_size &&
 	    rt_stage(rt, req))
@@ -253,6 +266,7 @@ const struct fring_tp fring_tp_ring = {
 	.transfer = ring_transfer,
 	.write_data = ring_write_data,
 	.released = ring_released,
+	.notes_latency = true,
 };
 
 void ring_thread_wake(struct ring_thread *rt)
@@ -373,6 +387,7 @@ void rt_entry_request(struct ring_thread *rt, struct fring_req *req)
 	m.data_oob = ring_ent(req)->zc == ZC_WRITE;
 	m.p = req->data;
 	m.left = psz - ext;
+	m.t_start = rt->round_ns;
 	if (ext) {
 		m.ext = req->data + m.left;
 		m.ext_len = ext;
@@ -455,9 +470,31 @@ void rt_cqe(struct ring_thread *rt, struct io_uring_cqe *cqe)
 /* Submits and waits for wait_nr completions. A failure leaves the SQEs
  * queued (liburing advanced the tail the kernel did not read): the next
  * call submits them again. */
+/* The answers about to be submitted leave now: one clock reading ends the
+ * latency of all of them, the largest per queue being the earliest start. */
+static void rt_note_latency(struct ring_thread *rt)
+{
+	uint64_t now = 0;
+
+	for (unsigned i = 0; i < rt->nq; i++) {
+		struct ring_queue *rq = ring_q(rt->qs[i]);
+
+		if (!rq->commits_from)
+			continue;
+		if (!now)
+			now = fring_now_ns();
+		if (now > rq->commits_from)
+			stats_note_latency(&rt->qs[i]->stats,
+					   now - rq->commits_from);
+		rq->commits_from = 0;
+	}
+}
+
 static int rt_submit(struct ring_thread *rt, unsigned wait_nr)
 {
 	int ret = fault_hit(FAULT_RING_SUBMIT);
+
+	rt_note_latency(rt);
 
 	kernel_order();
 	if (!ret)
@@ -502,7 +539,8 @@ void ring_note_failure(struct ring_state *rs, int err)
 /*
  * One round of every loop on a ring: submit what is queued, wait for a
  * completion (unless a synchronous op left some in the stash), handle
- * every completion there is. Each is taken off the ring before it is
+ * every completion there is (after one clock reading, the start of the
+ * requests among them). Each is taken off the ring before it is
  * handled: a handler waiting for a synchronous op (sync.c) takes the
  * ones after it, which the stash keeps for this loop, in order. 0, or
  * the io_uring_enter error nothing can go on after.
@@ -514,6 +552,10 @@ int rt_reap(struct ring_thread *rt)
 
 	if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY)
 		return ret;
+	/* One clock reading starts the latency of every request this round
+	 * takes: it counts the time one waits behind the others handled
+	 * before it, and spares a reading per request. */
+	rt->round_ns = fring_now_ns();
 	while (rt_cq_take(rt, &cqe))
 		rt_cqe(rt, &cqe);
 	return 0;

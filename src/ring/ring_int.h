@@ -109,6 +109,7 @@ struct ring_thread {
 	unsigned total_entries;
 	unsigned dead_entries;
 	unsigned in_kernel;
+	uint64_t round_ns;   /* when this loop round began (rt_reap()) */
 	unsigned setup_left; /* ADD_* completions still awaited */
 	int setup_res;	     /* their first error */
 	int wake_efd;
@@ -185,6 +186,10 @@ struct ring_queue {
 	unsigned nbufs;
 	unsigned bufs_held;
 	unsigned bufs_unsent;
+	/* the earliest start (t_start) of the requests whose commits wait
+	 * for the next submission, 0 if none: their latency ends there
+	 * (rt_note_latency()) */
+	uint64_t commits_from;
 };
 
 struct ring_state {

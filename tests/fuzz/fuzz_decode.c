@@ -853,7 +853,7 @@ static void session_check_idle(void)
 
 	for (unsigned i = 0; i < FZ_TRACK && fz.track[i].req; i++)
 		FZ_CHECK(fz.track[i].owed == 0);
-	FZ_CHECK(atomic_load(&fk.q->stats.in_flight) == 0);
+	FZ_CHECK(stats_in_flight(&fk.q->stats) == 0);
 	for (struct fring_req *r = fk.q->free; r; r = r->next_free) {
 		FZ_CHECK(atomic_load(&r->refs) == 0);
 		FZ_CHECK(atomic_load(&r->unique) == 0);

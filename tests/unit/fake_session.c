@@ -960,7 +960,7 @@ uint64_t fk_handler_bugs(void)
 
 uint64_t fk_in_flight(void)
 {
-	return atomic_load(&fk.q->stats.in_flight);
+	return stats_in_flight(&fk.q->stats);
 }
 
 /* ---------------- expectations ---------------- */
