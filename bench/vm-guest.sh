@@ -130,7 +130,10 @@ if [[ ${2:-} == fio ]]; then
 			cat "$FRING_BENCH_WARM"/bench.* >/dev/null
 		fi
 		wrk0=()
-		while read -r tid tk; do wrk0[$tid]=$tk; done < <(iowq)
+		# (no process substitution: the guest has no /dev/fd)
+		while read -r tid tk; do
+			[[ -n $tid ]] && wrk0[$tid]=$tk
+		done <<<"$(iowq)"
 		t0=$(ticks)
 		# shellcheck disable=SC2086
 		if ! terse=$(fio $a "${common[@]}"); then
@@ -142,9 +145,10 @@ if [[ ${2:-} == fio ]]; then
 		echo "@@FRING-BENCH rep=$REP fs=$FS transport=$TRANSPORT job=$job ticks=$((t1 - t0)) fio=$terse@@"
 		workers=0 wticks=0
 		while read -r tid tk; do
+			[[ -n $tid ]] || continue
 			workers=$((workers + 1))
 			wticks=$((wticks + tk - ${wrk0[$tid]:-0}))
-		done < <(iowq)
+		done <<<"$(iowq)"
 		echo "@@FRING-BENCH-IOWQ rep=$REP fs=$FS transport=$TRANSPORT job=$job workers=$workers ticks=$wticks@@"
 	done
 	rm -f "$MNT"/bench.*
