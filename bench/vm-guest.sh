@@ -33,9 +33,10 @@
 #       an idle one exits after seconds, the last of a ring's stays), K:
 #       the CPU ticks those threads spent during the job, a lower bound
 #       (a worker that came and went within the job is not counted, it
-#       is in N): 0 says no op of the job went to io-wq. With FRING_BENCH_WARM=DIR (ext4: the source directory)
-#       DIR's files are read once after each drop_caches: the fio jobs
-#       meet the source in the page cache, as they do on tmpfs.
+#       is in N): 0 says the job gave io-wq next to no work.
+#       With FRING_BENCH_WARM=DIR (ext4: the source directory) DIR's
+#       files are read once after each drop_caches: the fio jobs meet the
+#       source in the page cache, as they do on tmpfs.
 #
 # Settings (environment, from bench/vm.sh): FRING_BENCH_JOBS (the fio jobs,
 # comma-separated), FRING_BENCH_MIB (file size per fio process in MiB; 2
