@@ -6,7 +6,9 @@
 #
 #   vm-guest.sh REP FS TRANSPORT DAEMON
 #       one job of bench/vm-jobs.sh: mounts DAEMON (memfs, or passthrough
-#       over a fresh directory of the guest's tmpfs /tmp) on TRANSPORT
+#       over a fresh directory of the store: the guest's tmpfs /tmp, or
+#       with FRING_BENCH_STORE=ext4 the ext4 on /dev/vda, mounted on
+#       /bench-store by the first job) on TRANSPORT
 #       through tests/e2e/run-suite.sh, which checks the transport in
 #       the daemon's stats and runs the second mode in the mount. FS hp
 #       (TRANSPORT libfuse-uring): DAEMON is libfuse's passthrough_hp,
@@ -23,12 +25,24 @@
 #       the fio jobs in MNT, one line each:
 #         @@FRING-BENCH rep=R fs=F transport=T job=J ticks=N fio=TERSE@@
 #       N: the daemon's utime+stime over the job in clock ticks (all its
-#       threads, io_uring workers included), TERSE: fio's terse v3 line.
+#       threads, io_uring workers included), TERSE: fio's terse v3 line;
+#       and after it
+#         @@FRING-BENCH-IOWQ rep=R fs=F transport=T job=J workers=W ticks=K@@
+#       W: the daemon's io-wq worker threads (iou-wrk-*) alive as the job
+#       ends (io_uring starts them for ops that cannot complete inline;
+#       an idle one exits after seconds, the last of a ring's stays), K:
+#       the CPU ticks those threads spent during the job, a lower bound
+#       (a worker that came and went within the job is not counted, it
+#       is in N): 0 says the job gave io-wq next to no work.
+#       With FRING_BENCH_WARM=DIR (ext4: the source directory) DIR's
+#       files are read once after each drop_caches: the fio jobs meet the
+#       source in the page cache, as they do on tmpfs.
 #
 # Settings (environment, from bench/vm.sh): FRING_BENCH_JOBS (the fio jobs,
 # comma-separated), FRING_BENCH_MIB (file size per fio process in MiB; 2
 # processes), FRING_BENCH_RAND_MIB (MiB each randread process reads),
-# FRING_BENCH_SECS (a cap on each fio job's run time).
+# FRING_BENCH_SECS (a cap on each fio job's run time), FRING_BENCH_STORE
+# (tmpfs or ext4: where passthrough's source lives).
 set -euo pipefail
 
 S=/tests/e2e # tests/e2e's scripts in the guest (tests/vm/run-vm.sh)
@@ -65,11 +79,18 @@ if [[ ${2:-} == fio ]]; then
 
 	ticks() { # utime+stime of the daemon (fields 14 and 15 of stat)
 		local s
-		s=$(<"/proc/$pid/stat")
+		s=$(<"${1:-/proc/$pid}/stat")
 		s=${s##*) }
 		# shellcheck disable=SC2086
 		set -- $s
 		echo $((${12} + ${13}))
+	}
+	declare -A wrk0=()
+	iowq() { # "TID TICKS" of each io-wq worker of the daemon
+		local t
+		for t in /proc/"$pid"/task/*; do
+			[[ $(<"$t/comm") == iou-wrk-* ]] && echo "${t##*/} $(ticks "$t")"
+		done 2>/dev/null
 	}
 
 	# Byte counts, not run times: every transport moves the same data, and
@@ -106,6 +127,14 @@ if [[ ${2:-} == fio ]]; then
 		# reads start from the server, not from pages an earlier job left
 		sync
 		echo 3 >/proc/sys/vm/drop_caches
+		if [[ -n ${FRING_BENCH_WARM:-} ]]; then
+			cat "$FRING_BENCH_WARM"/bench.* >/dev/null
+		fi
+		wrk0=()
+		# (no process substitution: the guest has no /dev/fd)
+		while read -r tid tk; do
+			[[ -n $tid ]] && wrk0[$tid]=$tk
+		done <<<"$(iowq)"
 		t0=$(ticks)
 		# shellcheck disable=SC2086
 		if ! terse=$(fio $a "${common[@]}"); then
@@ -115,6 +144,13 @@ if [[ ${2:-} == fio ]]; then
 		fi
 		t1=$(ticks)
 		echo "@@FRING-BENCH rep=$REP fs=$FS transport=$TRANSPORT job=$job ticks=$((t1 - t0)) fio=$terse@@"
+		workers=0 wticks=0
+		while read -r tid tk; do
+			[[ -n $tid ]] || continue
+			workers=$((workers + 1))
+			wticks=$((wticks + tk - ${wrk0[$tid]:-0}))
+		done <<<"$(iowq)"
+		echo "@@FRING-BENCH-IOWQ rep=$REP fs=$FS transport=$TRANSPORT job=$job workers=$workers ticks=$wticks@@"
 	done
 	rm -f "$MNT"/bench.*
 	exit "$failed"
@@ -136,6 +172,25 @@ case $RUNG in
 bufpool*) export FRING_E2E_STATS_EXPECT='pool_requests>0' ;;
 zerocopy) export FRING_E2E_STATS_EXPECT='zero_copy_reads>0 zero_copy_writes>0' ;;
 esac
+# the directory the sources go in (-S of bench/vm.sh)
+store_dir() {
+	case ${FRING_BENCH_STORE:-tmpfs} in
+	tmpfs) echo /tmp ;;
+	ext4)
+		if ! grep -q '^[^ ]* /bench-store ext4 ' /proc/mounts; then
+			[[ -b /dev/vda ]] || {
+				echo "FAIL bench.store: no /dev/vda (FRING_VM_DISK, virtio_blk): block devices: $(cd /sys/block && echo *)" >&2
+				return 1
+			}
+			mkdir -p /bench-store
+			mount -t ext4 /dev/vda /bench-store || return 1
+		fi
+		echo /bench-store
+		;;
+	*) echo "FAIL bench.store: FRING_BENCH_STORE=$FRING_BENCH_STORE (tmpfs or ext4)" >&2; return 1 ;;
+	esac
+}
+STORE_DIR=$(store_dir) || exit 1
 SRC=
 if [[ $FS == hp ]]; then
 	# passthrough_hp: no run-suite.sh (it knows libfring's options and
@@ -149,7 +204,9 @@ if [[ $FS == hp ]]; then
 	echo Y >"$URING_PARAM"
 	TMP=$(mktemp -d /tmp/fring-bench-hp.XXXXXX)
 	SRC=$TMP/src MNT=$TMP/mnt
-	mkdir "$SRC" "$MNT"
+	[[ $STORE_DIR == /tmp ]] || SRC=$(mktemp -d "$STORE_DIR/fring-bench-hp-src.XXXXXX")
+	[[ $STORE_DIR == /tmp ]] || export FRING_BENCH_WARM=$SRC
+	mkdir -p "$SRC" "$MNT"
 	T=10 # seconds to mount and to exit after the unmount (mount-lib.sh)
 	# shellcheck source-path=SCRIPTDIR source=../tests/e2e/mount-lib.sh
 	source "$S/mount-lib.sh"
@@ -176,12 +233,13 @@ if [[ $FS == hp ]]; then
 	wait "$hp_pid" 2>/dev/null || true
 	sed 's/^/# hp: /' "$TMP/log"
 	echo "$uring_old" >"$URING_PARAM"
-	rm -rf "$TMP"
+	rm -rf "$TMP" "$SRC"
 	exit "$rc"
 fi
 if [[ $FS == passthrough || $FS == hpfring ]]; then
-	SRC=$(mktemp -d /tmp/fring-bench-src.XXXXXX)
+	SRC=$(mktemp -d "$STORE_DIR/fring-bench-src.XXXXXX")
 	export FRING_E2E_FS_ARGS=$SRC
+	[[ $STORE_DIR == /tmp ]] || export FRING_BENCH_WARM=$SRC
 fi
 # hpfring: the same passthrough_hp on libfring-fuse3, which run-suite.sh
 # mounts through tests/e2e/passthrough-hp.sh (its command line, -o

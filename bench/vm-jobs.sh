@@ -19,11 +19,13 @@
 #
 # Set by run-vm.sh: BUILD, MEMFS. Set by bench/vm.sh: FRING_BENCH_REPS,
 # FRING_BENCH_FS, FRING_BENCH_TRANSPORTS, FRING_BENCH_HP (passthrough_hp's
-# path), FRING_BENCH_HPFRING (its build on libfring-fuse3) and the fio settings vm-guest.sh reads.
+# path), FRING_BENCH_HPFRING (its build on libfring-fuse3), FRING_BENCH_STORE
+# (the sources' file system) and the fio settings vm-guest.sh reads.
 
 BENCH=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bench_env=(env FRING_BENCH_JOBS="$FRING_BENCH_JOBS" FRING_BENCH_MIB="$FRING_BENCH_MIB"
-	FRING_BENCH_RAND_MIB="$FRING_BENCH_RAND_MIB" FRING_BENCH_SECS="$FRING_BENCH_SECS")
+	FRING_BENCH_RAND_MIB="$FRING_BENCH_RAND_MIB" FRING_BENCH_SECS="$FRING_BENCH_SECS"
+	FRING_BENCH_STORE="${FRING_BENCH_STORE:-tmpfs}")
 read -r -a transports <<<"${FRING_BENCH_TRANSPORTS//,/ }"
 read -r -a fss <<<"${FRING_BENCH_FS//,/ }"
 nfs=${#fss[@]}

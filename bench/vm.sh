@@ -15,7 +15,7 @@
 #             RUNG@OPTS runs RUNG with more -o options, reported as a
 #             transport of its own (zerocopy@zc_pipe_max=0)
 #   -f LIST   file systems (default memfs,passthrough; passthrough's
-#             source is a directory on the guest's tmpfs); also hp:
+#             source is a directory on the -S store); also hp:
 #             libfuse's passthrough_hp --nopassthrough -o io_uring over
 #             the same kind of source, once per repetition as transport
 #             "libfuse-uring" (the -T list is libfring's), from $FRING_HP
@@ -25,6 +25,13 @@
 #             this build's libfring-fuse3 (tests/vm/build-fuse3-hp.sh,
 #             which fetches libfuse's source) and run on the -T transports
 #             like passthrough
+#   -S STORE  where passthrough, hp and hpfring keep their source: tmpfs
+#             (default: the guest's /tmp) or ext4: a file system made here
+#             (mkfs.ext4 on a sparse 1 GiB image in the output directory,
+#             deleted after the run) on the guest's virtio disk /dev/vda;
+#             its cache is dropped with the FUSE mount's before each fio
+#             job and the source files are read once after that, so that
+#             the jobs meet cached data as on tmpfs
 #   -j LIST   fio jobs (default seqread,seqwrite,randread,bufread,bufwrite;
 #             also randwrite: 4 KiB random O_DIRECT writes like randread)
 #   -s MIB    file size per fio process in MiB, 2 processes (default 64);
@@ -49,6 +56,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 REPS=3
 TRANSPORTS=dev,uring,bufpool,bufpool-registered,zerocopy
 FSS=memfs,passthrough
+STORE=tmpfs
 JOBS=seqread,seqwrite,randread,bufread,bufwrite
 MIB=64
 RAND_MIB=8
@@ -63,6 +71,7 @@ while [[ $# -gt 0 ]]; do
 	-T) TRANSPORTS=$2; shift ;;
 	-f) FSS=$2; shift ;;
 	-j) JOBS=$2; shift ;;
+	-S) STORE=$2; shift ;;
 	-s) MIB=$2; shift ;;
 	-R) RAND_MIB=$2; shift ;;
 	-t) SECS=$2; shift ;;
@@ -75,6 +84,10 @@ while [[ $# -gt 0 ]]; do
 done
 die() { echo "vm.sh: $*" >&2; exit 1; }
 [[ $MIB =~ ^[1-9][0-9]*$ && $RAND_MIB =~ ^[1-9][0-9]*$ ]] || die "-s and -R take whole MiB"
+[[ $STORE == tmpfs || $STORE == ext4 ]] || die "-S takes tmpfs or ext4"
+if [[ $STORE == ext4 ]]; then
+	command -v mkfs.ext4 >/dev/null || die "-S ext4: no mkfs.ext4 (Debian package e2fsprogs)"
+fi
 
 if [[ -z $BUILD ]]; then
 	BUILD=$ROOT/build
@@ -143,6 +156,11 @@ job_timeout=$((njobs * (SECS + 15) + 60))
 	echo "transports: $TRANSPORTS"
 	echo "file systems: $FSS"
 	echo "jobs: $JOBS"
+	if [[ $STORE == ext4 ]]; then
+		echo "store: ext4 on the guest's virtio disk (a sparse 1 GiB image, mkfs.ext4 $(mkfs.ext4 -V 2>&1 | head -n 1 | awk '{print $2}'), qemu cache=unsafe), warmed after each drop_caches"
+	else
+		echo "store: tmpfs (the guest's /tmp)"
+	fi
 	echo "reps: $REPS, files ${MIB} MiB x 2 fio processes, randread ${RAND_MIB} MiB x 2, cap ${SECS}s per job"
 } >"$OUT/env.txt"
 cat "$OUT/env.txt"
@@ -150,7 +168,17 @@ cat "$OUT/env.txt"
 # the host's load during the run: the guest's numbers move with it
 (while :; do echo "$(date +%T) $(cat /proc/loadavg)"; sleep 30; done) >"$OUT/load.txt" &
 sampler=$!
-trap 'kill "$sampler" 2>/dev/null' EXIT
+trap 'kill "$sampler" 2>/dev/null; rm -f "${DISK:-}"' EXIT
+
+# -S ext4: the guest's disk, an ext4 made here (no lazy initialization, so
+# that no kernel thread of the guest writes the tables during the jobs)
+DISK=
+if [[ $STORE == ext4 ]]; then
+	DISK=$OUT/store-ext4.img
+	rm -f "$DISK"
+	truncate -s 1G "$DISK"
+	mkfs.ext4 -q -F -L fring-bench -E lazy_itable_init=0,lazy_journal_init=0 "$DISK"
+fi
 
 t0=$(date +%s)
 rc=0
@@ -158,7 +186,7 @@ rc=0
 # host's CPUs and mix their measurements
 env FRING_VM_JOBS="$ROOT/bench/vm-jobs.sh" FRING_VM_GUESTS=1 \
 	FRING_VM_EXTRA_BINS="$extra_bins" FRING_BENCH_HP="$HP" FRING_BENCH_HPFRING="$HPFRING" \
-	FRING_VM_JOB_TIMEOUT="$job_timeout" \
+	FRING_VM_JOB_TIMEOUT="$job_timeout" FRING_VM_DISK="$DISK" FRING_BENCH_STORE="$STORE" \
 	FRING_VM_TIMEOUT="${FRING_VM_TIMEOUT:-3600}" \
 	FRING_E2E_NO_SKIP=0 \
 	FRING_BENCH_REPS="$REPS" FRING_BENCH_FS="$FSS" FRING_BENCH_TRANSPORTS="$TRANSPORTS" \

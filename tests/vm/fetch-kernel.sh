@@ -2,6 +2,13 @@
 # SPDX-License-Identifier: MIT
 #
 # fetch-kernel.sh [SERIES]: prints the path of a bzImage for the vm tier.
+# fetch-kernel.sh --modules NAME[,NAME...] [SERIES]: prints a directory DIR
+# holding those modules of that kernel and every module they depend on,
+# uncompressed, in DIR/lib/modules/RELEASE/, with
+# DIR/lib/modules/RELEASE/load-order naming them in the order insmod must
+# take them (dependencies first). For what the kernel has as modules and
+# the vm tier sometimes wants (bench/vm.sh -S ext4: virtio_blk, for a
+# disk); cached in the kernel's cache directory as disk-modules/.
 #
 # SERIES is 7.3 (the default: Linux 7.3+, FUSE ABI 7.46, from
 # trixie-backports), or one of the kernel matrix's older kernels: 6.12
@@ -30,7 +37,16 @@ die() { # STATUS MESSAGE
 	exit "$1"
 }
 
+MODULES=
+if [[ ${1:-} == --modules ]]; then
+	[[ $# -ge 2 && $2 =~ ^[A-Za-z0-9_,-]+$ ]] || die 1 "--modules takes NAME[,NAME...]"
+	MODULES=$2
+	shift 2
+fi
 SERIES=${1:-7.3}
+if [[ -n ${FRING_VM_KERNEL:-} && $SERIES == 7.3 && -n $MODULES ]]; then
+	die 2 "FRING_VM_KERNEL=$FRING_VM_KERNEL: modules come with the fetched kernel only (unset it)"
+fi
 if [[ -n ${FRING_VM_KERNEL:-} && $SERIES == 7.3 ]]; then
 	[[ -f $FRING_VM_KERNEL && -r $FRING_VM_KERNEL ]] ||
 		die 2 "FRING_VM_KERNEL=$FRING_VM_KERNEL is not a readable file"
@@ -56,8 +72,19 @@ case $SERIES in
 *) die 1 "unknown kernel series \"$SERIES\" (7.3, 6.12 or 6.1)" ;;
 esac
 
+if [[ -n $MODULES ]]; then
+	# the kernel first (fetched if need be): its package names the modules'
+	"$0" "$SERIES" >/dev/null || exit $?
+	read -r KPKG KVERSION _ <"$CACHE/kernel-package" ||
+		die 1 "no $CACHE/kernel-package beside the cached kernel"
+	MDIR=$CACHE/disk-modules
+	# cached for this kernel and this list: nothing to do
+	if [[ -r $MDIR/wanted && $(<"$MDIR/wanted") == "$KPKG $KVERSION $MODULES" ]]; then
+		echo "$MDIR"
+		exit 0
+	fi
 # the cached kernel: nothing to do
-if [[ -s $CACHE/vmlinuz ]]; then
+elif [[ -s $CACHE/vmlinuz ]]; then
 	realpath "$CACHE/vmlinuz"
 	exit 0
 fi
@@ -161,6 +188,80 @@ if ! apt-get "${apt_opts[@]}" -q --error-on=any update >"$A/update.log" 2>&1; th
 fi
 if grep -qE '^(W|E): ' "$A/update.log"; then
 	grep -E '^(W|E): ' "$A/update.log" | sed 's/^/fetch-kernel:   /' >&2
+fi
+
+# ---------------------------------------------------------------------------
+# --modules: the modules' package, not the kernel's
+modinfo_depends() { # KO: the modules it needs, one a line (its .modinfo)
+	tr '\0' '\n' <"$1" | sed -n 's/^depends=//p' | head -n 1 | tr ',' '\n' | sed '/^$/d'
+}
+
+fetch_modules() {
+	local rel pkg deb root name out
+	local -a wanted order=()
+	local -A placed=() seen=()
+	rel=${KPKG#linux-binary-}
+	rel=${rel#linux-image-}
+	rel=${rel#unsigned-}
+	# since 7.x Debian ships the modules apart (linux-modules-RELEASE);
+	# the older linux-image packages hold them themselves
+	pkg=linux-modules-$rel
+	if ! apt-cache "${apt_opts[@]}" show "$pkg=$KVERSION" >/dev/null 2>&1; then
+		pkg=$KPKG
+	fi
+	echo "fetch-kernel: downloading $pkg $KVERSION for the modules $MODULES" >&2
+	rm -f "$A/deb/"*.deb
+	if ! (cd "$A/deb" && apt-get "${apt_opts[@]}" -q download "$pkg=$KVERSION") >"$A/download.log" 2>&1; then
+		sed 's/^/fetch-kernel:   /' "$A/download.log" >&2
+		die 2 "apt-get download $pkg=$KVERSION failed (see above)"
+	fi
+	deb=$(find "$A/deb" -maxdepth 1 -name '*.deb' | head -n 1)
+	[[ -n $deb ]] || die 2 "apt-get download $pkg left no .deb in $A/deb"
+	X=$A/extract
+	rm -rf "$X"
+	mkdir -p "$X"
+	dpkg-deb -x "$deb" "$X"
+	root=$(find "$X" -type d -path "*/lib/modules/$rel" | head -n 1)
+	[[ -n $root ]] || die 2 "$pkg has no lib/modules/$rel"
+	out=$MDIR.new/lib/modules/$rel
+	rm -rf "$MDIR.new"
+	mkdir -p "$out"
+	# depth first, a module after what it depends on (no modules.dep
+	# in the package: depmod writes it at installation)
+	place() { # NAME
+		local n=${1//-/_} ko dep
+		[[ -z ${placed[$n]:-} ]] || return 0
+		[[ -z ${seen[$n]:-} ]] || die 1 "module $n depends on itself (through others)"
+		seen[$n]=1
+		ko=$(find "$root" \( -name "$n.ko*" -o -name "${n//_/-}.ko*" \) -type f | head -n 1)
+		[[ -n $ko ]] || die 2 "$pkg has no module $n (built into the kernel?)"
+		case $ko in
+		*.xz) xz -dc "$ko" >"$out/$n.ko" ;;
+		*.zst) zstd -dcq "$ko" >"$out/$n.ko" ;;
+		*.gz) gzip -dc "$ko" >"$out/$n.ko" ;;
+		*) cp "$ko" "$out/$n.ko" ;;
+		esac
+		while read -r dep; do
+			place "$dep"
+		done < <(modinfo_depends "$out/$n.ko")
+		placed[$n]=1
+		order+=("$n.ko")
+	}
+	IFS=, read -r -a wanted <<<"$MODULES"
+	for name in "${wanted[@]}"; do
+		place "$name"
+	done
+	printf '%s\n' "${order[@]}" >"$out/load-order"
+	echo "$KPKG $KVERSION $MODULES" >"$MDIR.new/wanted"
+	rm -rf "$MDIR"
+	mv "$MDIR.new" "$MDIR"
+	rm -rf "$X" "$A/deb/"*.deb
+	echo "fetch-kernel: $MDIR: ${order[*]}" >&2
+	echo "$MDIR"
+}
+if [[ -n $MODULES ]]; then
+	fetch_modules
+	exit 0
 fi
 
 if [[ -n $NAME_RE ]]; then

@@ -16,7 +16,9 @@
 #  - each file FRING_VM_EXTRA_BINS names (space-separated host paths, e.g.
 #    /usr/bin/fio for bench/vm.sh) like a BINARY: at its own path, with the
 #    shared libraries of the ELF ones;
-#  - /init, which mounts proc, sysfs, devtmpfs, tmpfs on /tmp and fusectl,
+#  - /init, which mounts proc, sysfs, devtmpfs and tmpfs on /tmp, loads the
+#    modules in /lib/modules/RELEASE (those load-order names first, in its
+#    order), mounts fusectl,
 #    makes /dev/fuse if it is missing, prints the kernel release and FUSE
 #    ABI, runs /tests/run-guest.sh and powers off.
 # No python in the guest: the guest scripts use bash, grep, sed and awk.
@@ -166,9 +168,13 @@ mkdir -p /.tmp
 mount -t tmpfs -o mode=1777 tmpfs /.tmp
 cp -a /tmp/. /.tmp/ 2>/dev/null
 mount --move /.tmp /tmp
-# FUSE as a module (Debian 12's 6.1): run-vm.sh adds its fuse.ko
-for m in /lib/modules/$(uname -r)/*.ko; do
-	[ -e "$m" ] && insmod "$m"
+# Modules run-vm.sh adds: FUSE (Debian 12's 6.1: its fuse.ko), a disk's
+# driver (FRING_VM_DISK), those in the order of load-order (dependencies
+# first) when it names them
+mods=/lib/modules/$(uname -r)
+for m in $(cat "$mods/load-order" 2>/dev/null) $(cd "$mods" 2>/dev/null && ls *.ko 2>/dev/null); do
+	[ -e "$mods/$m.loaded" ] && continue
+	[ -e "$mods/$m" ] && insmod "$mods/$m" && : >"$mods/$m.loaded"
 done
 mount -t fusectl fusectl /sys/fs/fuse/connections 2>/dev/null
 [ -c /dev/fuse ] || mknod -m 0666 /dev/fuse c 10 229

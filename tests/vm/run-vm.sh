@@ -31,6 +31,11 @@
 #   FRING_VM_ONLY      a regular expression: run only the jobs it matches
 #   FRING_VM_JOBS      a job list to source instead of jobs.sh
 #   FRING_VM_QEMU      the qemu binary (qemu-system-x86_64)
+#   FRING_VM_DISK      a raw disk image the guest sees as /dev/vda (virtio;
+#                      cache=unsafe: a scratch disk, its flushes stop at the
+#                      host's page cache); its virtio_blk module is fetched
+#                      (fetch-kernel.sh --modules) and loaded by /init. One
+#                      guest only (FRING_VM_GUESTS=1). bench/vm.sh -S ext4.
 #   FRING_VM_MEM, FRING_VM_SMP  guest memory (2G) and vCPUs (2)
 #   FRING_VM_APPEND    more kernel command line (run-scale.sh: maxcpus=2, so
 #                      that FRING_VM_SMP=64 gives 64 possible CPUs, 2 online)
@@ -177,6 +182,22 @@ if [[ -d $KDIR/modules ]]; then
 		adds+=(--add "$f" "${f#"$KDIR/modules"}")
 	done < <(find "$KDIR/modules" -type f)
 fi
+# a disk (bench/vm.sh -S ext4): its driver is a module, which /init loads
+# in the order of load-order
+DISK=${FRING_VM_DISK:-}
+if [[ -n $DISK ]]; then
+	[[ -f $DISK && -r $DISK && -w $DISK ]] || { echo "run-vm: FRING_VM_DISK=$DISK is not a read-write file" >&2; exit 1; }
+	[[ ${FRING_VM_GUESTS:-2} == 1 ]] || { echo "run-vm: FRING_VM_DISK needs FRING_VM_GUESTS=1 (one guest per disk)" >&2; exit 1; }
+	mod_rc=0
+	MODDIR=$("$HERE/fetch-kernel.sh" --modules virtio_blk "$SERIES") || mod_rc=$?
+	if [[ $mod_rc != 0 ]]; then
+		echo "run-vm: no virtio_blk module for this kernel (fetch-kernel.sh --modules above): no disk" >&2
+		exit 1
+	fi
+	while read -r f; do
+		adds+=(--add "$f" "${f#"$MODDIR"}")
+	done < <(find "$MODDIR/lib" -type f)
+fi
 INITRD=$OUTDIR/initramfs.cpio.gz
 "$HERE/mkinitramfs.sh" "${adds[@]}" "$INITRD" "${bins[@]}"
 
@@ -198,6 +219,7 @@ append="console=ttyS0 fuse.enable_uring=1 rdinit=/init panic=-1 quiet${FRING_VM_
 qemu_args=(-accel tcg -cpu max -smp "${FRING_VM_SMP:-2}" -m "${FRING_VM_MEM:-2G}"
 	-nographic -no-reboot -nic none
 	-kernel "$KERNEL" -initrd "$INITRD")
+[[ -z $DISK ]] || qemu_args+=(-drive "file=$DISK,if=virtio,format=raw,cache=unsafe")
 echo "# $GUESTS x $QEMU ${qemu_args[*]} -append \"$append fring.shard=I/$GUESTS\""
 echo "# serial consoles: $OUTDIR/guest.I.log, then together in $LOG (up to $TIMEOUT s)"
 rm -f "$OUTDIR"/guest.*.log "$OUTDIR"/retry.*.log
