@@ -467,9 +467,6 @@ void rt_cqe(struct ring_thread *rt, struct io_uring_cqe *cqe)
 	}
 }
 
-/* Submits and waits for wait_nr completions. A failure leaves the SQEs
- * queued (liburing advanced the tail the kernel did not read): the next
- * call submits them again. */
 /* The answers about to be submitted leave now: one clock reading ends the
  * latency of all of them, the largest per queue being the earliest start. */
 static void rt_note_latency(struct ring_thread *rt)
@@ -490,6 +487,9 @@ static void rt_note_latency(struct ring_thread *rt)
 	}
 }
 
+/* Submits and waits for wait_nr completions. A failure leaves the SQEs
+ * queued (liburing advanced the tail the kernel did not read): the next
+ * call submits them again. */
 static int rt_submit(struct ring_thread *rt, unsigned wait_nr)
 {
 	int ret = fault_hit(FAULT_RING_SUBMIT);
