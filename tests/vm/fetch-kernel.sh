@@ -190,6 +190,31 @@ if grep -qE '^(W|E): ' "$A/update.log"; then
 	grep -E '^(W|E): ' "$A/update.log" | sed 's/^/fetch-kernel:   /' >&2
 fi
 
+# PACKAGE VERSION: downloaded into $A/deb and unpacked into X=$A/extract
+# (sets deb and X)
+fetch_deb() {
+	rm -f "$A/deb/"*.deb
+	if ! (cd "$A/deb" && apt-get "${apt_opts[@]}" -q download "$1=$2") >"$A/download.log" 2>&1; then
+		sed 's/^/fetch-kernel:   /' "$A/download.log" >&2
+		die 2 "apt-get download $1=$2 failed (see above)"
+	fi
+	deb=$(find "$A/deb" -maxdepth 1 -name '*.deb' | head -n 1)
+	[[ -n $deb ]] || die 2 "apt-get download $1 left no .deb in $A/deb"
+	X=$A/extract
+	rm -rf "$X"
+	mkdir -p "$X"
+	dpkg-deb -x "$deb" "$X"
+}
+
+unpack_ko() { # KO OUT: the module uncompressed (the guest's insmod reads it as is)
+	case $1 in
+	*.xz) xz -dc "$1" >"$2" ;;
+	*.zst) zstd -dcq "$1" >"$2" ;;
+	*.gz) gzip -dc "$1" >"$2" ;;
+	*) cp "$1" "$2" ;;
+	esac
+}
+
 # ---------------------------------------------------------------------------
 # --modules: the modules' package, not the kernel's
 modinfo_depends() { # KO: the modules it needs, one a line (its .modinfo)
@@ -210,17 +235,7 @@ fetch_modules() {
 		pkg=$KPKG
 	fi
 	echo "fetch-kernel: downloading $pkg $KVERSION for the modules $MODULES" >&2
-	rm -f "$A/deb/"*.deb
-	if ! (cd "$A/deb" && apt-get "${apt_opts[@]}" -q download "$pkg=$KVERSION") >"$A/download.log" 2>&1; then
-		sed 's/^/fetch-kernel:   /' "$A/download.log" >&2
-		die 2 "apt-get download $pkg=$KVERSION failed (see above)"
-	fi
-	deb=$(find "$A/deb" -maxdepth 1 -name '*.deb' | head -n 1)
-	[[ -n $deb ]] || die 2 "apt-get download $pkg left no .deb in $A/deb"
-	X=$A/extract
-	rm -rf "$X"
-	mkdir -p "$X"
-	dpkg-deb -x "$deb" "$X"
+	fetch_deb "$pkg" "$KVERSION"
 	root=$(find "$X" -type d -path "*/lib/modules/$rel" | head -n 1)
 	[[ -n $root ]] || die 2 "$pkg has no lib/modules/$rel"
 	out=$MDIR.new/lib/modules/$rel
@@ -235,12 +250,7 @@ fetch_modules() {
 		seen[$n]=1
 		ko=$(find "$root" \( -name "$n.ko*" -o -name "${n//_/-}.ko*" \) -type f | head -n 1)
 		[[ -n $ko ]] || die 2 "$pkg has no module $n (built into the kernel?)"
-		case $ko in
-		*.xz) xz -dc "$ko" >"$out/$n.ko" ;;
-		*.zst) zstd -dcq "$ko" >"$out/$n.ko" ;;
-		*.gz) gzip -dc "$ko" >"$out/$n.ko" ;;
-		*) cp "$ko" "$out/$n.ko" ;;
-		esac
+		unpack_ko "$ko" "$out/$n.ko"
 		while read -r dep; do
 			place "$dep"
 		done < <(modinfo_depends "$out/$n.ko")
@@ -303,18 +313,7 @@ fi
 version=$(apt-cache "${apt_opts[@]}" show "$pick" 2>/dev/null | awk '/^Version:/ { print $2; exit }')
 echo "fetch-kernel: downloading $pick $version" >&2
 
-rm -f "$A/deb/"*.deb
-if ! (cd "$A/deb" && apt-get "${apt_opts[@]}" -q download "$pick=$version") >"$A/download.log" 2>&1; then
-	sed 's/^/fetch-kernel:   /' "$A/download.log" >&2
-	die 2 "apt-get download $pick=$version failed (see above)"
-fi
-deb=$(find "$A/deb" -maxdepth 1 -name '*.deb' | head -n 1)
-[[ -n $deb ]] || die 2 "apt-get download $pick left no .deb in $A/deb"
-
-X=$A/extract
-rm -rf "$X"
-mkdir -p "$X"
-dpkg-deb -x "$deb" "$X"
+fetch_deb "$pick" "$version"
 img=$(find "$X/boot" "$X/usr/lib/modules" "$X/lib/modules" \
 	\( -name 'vmlinuz-*' -o -name vmlinuz \) -type f 2>/dev/null | head -n 1 || true)
 [[ -n $img ]] || die 2 "$pick has no /boot/vmlinuz-* nor /usr/lib/modules/*/vmlinuz"
@@ -325,12 +324,7 @@ ko=$(find "$X" -path '*/kernel/fs/fuse/fuse.ko*' -type f | head -n 1 || true)
 if [[ -n $ko ]]; then
 	rel=$(basename "$(dirname "$(dirname "$(dirname "$(dirname "$ko")")")")")
 	mkdir -p "$CACHE/modules/lib/modules/$rel"
-	case $ko in
-	*.xz) xz -dc "$ko" >"$CACHE/modules/lib/modules/$rel/fuse.ko" ;;
-	*.zst) zstd -dcq "$ko" >"$CACHE/modules/lib/modules/$rel/fuse.ko" ;;
-	*.gz) gzip -dc "$ko" >"$CACHE/modules/lib/modules/$rel/fuse.ko" ;;
-	*) cp "$ko" "$CACHE/modules/lib/modules/$rel/fuse.ko" ;;
-	esac
+	unpack_ko "$ko" "$CACHE/modules/lib/modules/$rel/fuse.ko"
 fi
 # keep the image under its package name, point $CACHE/vmlinuz at it
 cp "$img" "$CACHE/$pick.vmlinuz.tmp"
