@@ -20,6 +20,18 @@ struct fring_qstats {
 	atomic_fetch_add_explicit(&(q)->stats.field, (n), memory_order_relaxed)
 #define stat_sub(q, field, n)                                                  \
 	atomic_fetch_sub_explicit(&(q)->stats.field, (n), memory_order_relaxed)
+/* A counter only the queue's dispatching thread writes (requests,
+ * by_opcode, what its ring thread does in place): each queue has one such
+ * thread on every transport, so a plain load and store count exactly,
+ * without the locked instruction of an atomic add; the stats reader's
+ * relaxed loads still see whole values. Answers can come from any thread:
+ * their counters keep stat_add(). */
+#define stat_add_own(q, field, n)                                              \
+	atomic_store_explicit(&(q)->stats.field,                               \
+			      atomic_load_explicit(&(q)->stats.field,          \
+						   memory_order_relaxed) +     \
+				      (n),                                     \
+			      memory_order_relaxed)
 /* requests begun and not yet answered (nor ended without an answer) */
 FRING_HIDDEN uint64_t stats_in_flight(const struct fring_qstats *st);
 FRING_HIDDEN void stats_note_latency(struct fring_qstats *st, uint64_t ns);

@@ -133,7 +133,7 @@ void req_begin(struct fring_req *req, uint64_t unique, uint64_t t_start)
 	atomic_store_explicit(&req->t_start, t_start ? t_start : fring_now_ns(),
 			      memory_order_relaxed);
 	atomic_store_explicit(&req->unique, unique, memory_order_release);
-	stat_add(req->q, requests, 1);
+	stat_add_own(req->q, requests, 1);
 }
 
 void queue_free_slots(struct fring_queue *q)

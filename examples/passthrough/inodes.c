@@ -28,9 +28,21 @@ static size_t key_slot(const struct pt_fs *fs, dev_t dev, ino_t ino)
 			(fs->nbuckets - 1));
 }
 
+/*
+ * Node ids are mostly source inode numbers, which filesystems hand out in
+ * runs (tmpfs, ext4 and btrfs count up; xfs in chunks of 64), and are
+ * looked up and forgotten in about that order: the low bits kept as they
+ * are put consecutive ids in consecutive buckets, eight to a cache line,
+ * where a mixing hash made every step a miss in a table the dropped
+ * dentries left cold. The bits above the table's size are folded in so
+ * that ids far apart still spread.
+ */
 static size_t id_slot(const struct pt_fs *fs, fring_ino_t id)
 {
-	return (size_t)(mix64(id) & (fs->nbuckets - 1));
+	unsigned shift = (unsigned)__builtin_ctzll(fs->nbuckets);
+
+	return (size_t)((id ^ (id >> shift) ^ (id >> shift >> shift)) &
+			(fs->nbuckets - 1));
 }
 
 /* The id an inode gets without the counter, or 0 if it has none. */
@@ -494,8 +506,10 @@ int pt_inode_add(struct pt_fs *fs, int fd, const struct stat *st,
 			close(fd);
 		return 0;
 	}
+	/* find_key() looked at the natural id's chain already: natural ids
+	 * map one to one to inodes, so one it did not find is free */
 	id = natural_id(fs, st->st_dev, st->st_ino);
-	if (!id || find_id(fs, id))
+	if (!id)
 		id = alloc_id(fs);
 	in = fresh;
 	in->nodeid = id;
@@ -520,31 +534,74 @@ int pt_inode_add(struct pt_fs *fs, int fd, const struct stat *st,
 	return 0;
 }
 
-void pt_inode_forget(struct pt_fs *fs, fring_ino_t nodeid, uint64_t nlookup)
+/* Drops nlookup references; an inode left with none leaves the table,
+ * and its record too unless a request still uses it. Lock held; a
+ * descriptor to close is stored in *close_fd (else -1), for the caller to
+ * close after unlocking. */
+static void forget_locked(struct pt_fs *fs, fring_ino_t nodeid,
+			  uint64_t nlookup, int *close_fd)
 {
 	struct pt_inode *in;
-	bool drop = false;
 
+	*close_fd = -1;
 	if (nodeid == FRING_ROOT_INO)
 		return;
-	pthread_mutex_lock(&fs->lock);
 	in = find_id(fs, nodeid);
-	if (in) {
-		if (nlookup >= in->nlookup) {
-			in->nlookup = 0;
-			unlink_out(fs, in);
-			lru_del(fs, in);
-			fs->count--;
-			if (in->fd >= 0)
-				fs->fd_count--; /* closed by the last put */
-			drop = true;
-		} else {
-			in->nlookup -= nlookup;
-		}
+	if (!in)
+		return;
+	if (nlookup < in->nlookup) {
+		in->nlookup -= nlookup;
+		return;
 	}
+	in->nlookup = 0;
+	unlink_out(fs, in);
+	lru_del(fs, in);
+	fs->count--;
+	if (in->fd >= 0)
+		fs->fd_count--; /* closed with the last reference */
+	if (atomic_fetch_sub_explicit(&in->refs, 1, memory_order_acq_rel) != 1)
+		return; /* a request holds it: pt_inode_put() ends it */
+	*close_fd = in->fd;
+	free(in->handle);
+	spare_push(fs, in);
+}
+
+void pt_inode_forget(struct pt_fs *fs, fring_ino_t nodeid, uint64_t nlookup)
+{
+	int fd;
+
+	pthread_mutex_lock(&fs->lock);
+	forget_locked(fs, nodeid, nlookup, &fd);
 	pthread_mutex_unlock(&fs->lock);
-	if (drop)
-		pt_inode_put(fs, in);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* A BATCH_FORGET of the kernel's dentry shrinking names hundreds of
+ * inodes: one lock acquisition for each run of them, not one or two per
+ * inode, and the descriptors closed outside the lock, a run at a time. */
+void pt_inode_forget_many(struct pt_fs *fs, size_t count,
+			  const struct fring_forget *forgets)
+{
+	enum { RUN = 64 };
+	int fds[RUN];
+
+	while (count) {
+		size_t n = count < RUN ? count : RUN, nfd = 0;
+
+		pthread_mutex_lock(&fs->lock);
+		for (size_t i = 0; i < n; i++) {
+			forget_locked(fs, forgets[i].ino, forgets[i].nlookup,
+				      &fds[nfd]);
+			if (fds[nfd] >= 0)
+				nfd++;
+		}
+		pthread_mutex_unlock(&fs->lock);
+		for (size_t i = 0; i < nfd; i++)
+			close(fds[i]);
+		forgets += n;
+		count -= n;
+	}
 }
 
 fring_ino_t pt_nodeid_of(struct pt_fs *fs, dev_t dev, ino_t ino)

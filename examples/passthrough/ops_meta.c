@@ -50,8 +50,7 @@ void pt_forget(void *userdata, fring_ino_t ino, uint64_t nlookup)
 void pt_forget_multi(void *userdata, size_t count,
 		     const struct fring_forget *forgets)
 {
-	for (size_t i = 0; i < count; i++)
-		pt_inode_forget(userdata, forgets[i].ino, forgets[i].nlookup);
+	pt_inode_forget_many(userdata, count, forgets);
 }
 
 void pt_getattr(fring_req_t *req, fring_ino_t ino, struct fring_file *fi)

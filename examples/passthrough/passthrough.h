@@ -229,8 +229,10 @@ void pt_inode_put(struct pt_fs *fs, struct pt_inode *in);
  */
 int pt_inode_add(struct pt_fs *fs, int fd, const struct stat *st,
 		 struct fring_entry *e);
-/* Drops nlookup lookups of nodeid. */
+/* Drops nlookup lookups of nodeid; _many: those of a BATCH_FORGET. */
 void pt_inode_forget(struct pt_fs *fs, fring_ino_t nodeid, uint64_t nlookup);
+void pt_inode_forget_many(struct pt_fs *fs, size_t count,
+			  const struct fring_forget *forgets);
 
 /* The node id the source inode (dev, ino) has or would get; for d_ino. */
 fring_ino_t pt_nodeid_of(struct pt_fs *fs, dev_t dev, ino_t ino);

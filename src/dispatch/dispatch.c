@@ -134,7 +134,7 @@ void fring_dispatch(struct fring_req *req, struct fring_msg *m)
 	req->ext = m->ext;
 	req->ext_len = m->ext_len;
 	req_begin(req, ih->unique, m->t_start);
-	stat_add(req->q, by_opcode[op < FRING_STATS_OPCODES ? op : 0], 1);
+	stat_add_own(req->q, by_opcode[op < FRING_STATS_OPCODES ? op : 0], 1);
 	if (__builtin_expect(req->se->cfg.debug, 0))
 		debug_request(req, m);
 	if (op < FRING_ARRAY_SIZE(ops) && ops[op])

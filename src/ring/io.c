@@ -413,7 +413,7 @@ static ssize_t thread_transfer(struct fring_req *req, int fd, off_t off,
 	ssize_t n = inline_try(req, fd, off, size, is_write, done);
 
 	if (n != -EAGAIN) {
-		stat_add(req->q, io_inline, 1);
+		stat_add_own(req->q, io_inline, 1);
 		return n;
 	}
 	if (ring_helper_start(req, fd, off, size, *done, is_write))

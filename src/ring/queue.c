@@ -374,7 +374,7 @@ void rt_entry_request(struct ring_thread *rt, struct fring_req *req)
 			return;
 		}
 		if (psz)
-			stat_add(req->q, pool_requests, 1);
+			stat_add_own(req->q, pool_requests, 1);
 		pool_note(req);
 	}
 	if (psz > req->datasz || ext > psz) {
