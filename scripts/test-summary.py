@@ -24,6 +24,13 @@ passed = failed = skipped = 0
 why = []
 skips = []
 for path in args:
+    if not os.path.exists(path):
+        # its tier never ran (scripts/test.sh goes on after a failed build
+        # in the background): a failure, not a silence
+        print(f"FAIL     {path}: missing (its tier did not run)")
+        failed += 1
+        why.append((path, ["FAIL: no test log: see the tier's output above"]))
+        continue
     with open(path) as f:
         for line in f:
             t = json.loads(line)

@@ -28,8 +28,11 @@ if [[ $SERIES == 6.1 ]]; then
 else
 	job dev-passthrough-io dev "$S/passthrough-io.sh" "$PT" dev "$E2E/passthrough_io"
 fi
-# auto: the stats must say dev (run-vm.sh checks the transport)
-job auto-fsx-seed2 dev "$S/run-suite.sh" "$MEMFS" auto "$E2E/fsx" --ops 5000 --seed 2
+# auto: the stats must say dev (run-vm.sh checks the transport), with data
+# checked by fsx; 2,000 operations as for dev-splice-fsx (5,000 took 32 s of
+# the 6.12 guest's 139 s: dev's data on these kernels is also posix_suite's
+# and the passthrough's fsx or posix_suite)
+job auto-fsx-seed2 dev "$S/run-suite.sh" "$MEMFS" auto "$E2E/fsx" --ops 2000 --seed 2
 job dev-lifecycle dev env FRING_E2E_OPTS=transport=dev "$S/lifecycle.sh" "$MEMFS"
 job dev-teardown dev "$S/teardown.sh" "$MEMFS" dev
 job dev-interrupt - "$E2E/interrupt_test" dev
