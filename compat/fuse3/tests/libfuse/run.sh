@@ -259,9 +259,9 @@ done
 
 # --- the suite ------------------------------------------------------------------
 args=(--run-dir "$work/run" --keep-logs -j "${FRING_LIBFUSE_JOBS:-1}")
-args_uring=
-[[ $transport == uring ]] && args_uring=--io-uring
-[[ -n $args_uring ]] && args+=("$args_uring")
+args_uring=()
+[[ $transport == uring ]] && args_uring=(--io-uring)
+args+=("${args_uring[@]}")
 for c in "${selected[@]}"; do args+=(-t "$c"); done
 echo "running ${#selected[@]} cases of libfuse's suite on $target, $transport:"
 echo "  ${runner[*]} ${args[*]}"
@@ -322,6 +322,15 @@ quiet_reason() {
 # and whose failure expected.txt does not expect, runs once more alone; it
 # passes only if that second run passes, and its first failure is printed
 # here, not hidden. Twice failed is a failure.
+# log_tails CASEDIR PREFIX: the end of a case's script and daemon logs
+log_tails() {
+	local f
+	for f in "$1"/logs/{script,fs-*}.out; do
+		[[ -f $f ]] || continue
+		echo "$2--- $(basename "$f") (last 15 lines) ---"
+		tail -n 15 "$f" | sed "s/^/$2/"
+	done
+}
 declare -A first_fail=()
 rerun=()
 for c in "${selected[@]}"; do
@@ -338,15 +347,11 @@ if [[ ${#rerun[@]} -gt 0 ]]; then
 		reason="no result"
 		[[ -r $work/run/$c/status ]] && read -r _ _ reason <"$work/run/$c/status"
 		echo "  first run of $c: $reason"
-		for f in "$work/run/$c"/logs/{script,fs-*}.out; do
-			[[ -f $f ]] || continue
-			echo "  --- $(basename "$f") (last 15 lines) ---"
-			tail -n 15 "$f" | sed 's/^/  | /'
-		done
+		log_tails "$work/run/$c" "  | "
 		first_fail[$c]=$reason
 		mv "$work/run/$c" "$work/run/$c.first" 2>/dev/null
 		nice "${runner[@]}" --run-dir "$work/run" --keep-logs -j 1 \
-			${args_uring:+"$args_uring"} -t "$c" 2>&1 | sed -u 's/^/  | /'
+			"${args_uring[@]}" -t "$c" 2>&1 | sed -u 's/^/  | /'
 	done
 fi
 
@@ -491,11 +496,7 @@ echo
 for b in "${bad[@]}"; do
 	read -r name shown detail <<<"$b"
 	echo "FAIL $name ($shown): $detail"
-	for f in "$work/run/$name"/logs/{script,fs-*}.out; do
-		[[ -f $f ]] || continue
-		echo "#   --- $(basename "$f") (last 15 lines) ---"
-		tail -n 15 "$f" | sed 's/^/#   /'
-	done
+	log_tails "$work/run/$name" "#   "
 done
 echo "$passed passed, $failed failed, $skipped skipped"
 [[ $failed == 0 ]]
