@@ -32,7 +32,8 @@
 #   -s SIZE          file size per fio job (default 1g; 2 jobs)
 #   -n FILES         files of the metadata job (default 20000, 2 processes;
 #                    fewer if RLIMIT_NOFILE's hard limit is below 21000 and
-#                    cannot be raised, since passthrough_hp needs an fd each)
+#                    cannot be raised, since passthrough_hp needs an fd each;
+#                    a FILES above that hard limit less 1000 is refused)
 #   -o DIR           output directory (default bench/results/DATE)
 #   --qd-sweep LIST  queue-depth sweep: configurations fring-pt-uring-qdN
 #                    for N in LIST (e.g. 1,4,8,16,32), jobs seqread,randread
@@ -143,6 +144,9 @@ if [ -z "$NFILES" ]; then
 		log "warning: RLIMIT_NOFILE hard limit $HARD_NOFILE cannot be raised here;" \
 			"metadata job uses $NFILES files instead of 20000"
 	fi
+elif [ "$HARD_NOFILE" != unlimited ] && [ "$NFILES" -gt $((HARD_NOFILE - 1000)) ]; then
+	# passthrough_hp would answer EMFILE part-way through the creates
+	die "-n $NFILES: RLIMIT_NOFILE's hard limit is $HARD_NOFILE and cannot be raised here; at most $((HARD_NOFILE - 1000)) files"
 fi
 command -v fio >/dev/null || die "fio is not installed (apt-get install fio)"
 
