@@ -28,6 +28,12 @@
 #                    A "-splice" suffix on a fring dev configuration adds
 #                    -o splice_read,splice_write,splice_move, e.g.
 #                    fring-memfs-dev-splice.
+#                    A "-bgN" suffix (last) sets the connection's
+#                    max_background to N and congestion_threshold to 3/4 of
+#                    it: -o max_background=N on libfring, the fusectl files
+#                    after the mount on libfuse (passthrough_hp has no
+#                    option for it), e.g. fuse-hp-uring-bg256,
+#                    fring-pt-uring-bg12.
 #   -t SEC           run time of each fio job (default 8)
 #   -s SIZE          file size per fio job (default 1g; 2 jobs)
 #   -n FILES         files of the metadata job (default 20000, 2 processes;
@@ -255,10 +261,14 @@ cat "$OUT/env.txt" >&2
 # --- configurations --------------------------------------------------------
 # start_config NAME REP: mounts the configuration, sets DIR and DAEMON_PID
 start_config() {
-	local name=$1 rep=$2 base qd="" splice="" opts cmd=() i pt="" b=""
+	local name=$1 rep=$2 base qd="" splice="" opts cmd=() i pt="" b="" bg=""
 	local PT=$PT MEMFS=$MEMFS NULLFS=$NULLFS
 	base=$name
-	if [[ "$name" =~ ^(fring-.*)-b$ ]]; then
+	if [[ "$base" =~ ^(.*)-bg([0-9]+)$ ]]; then
+		base=${BASH_REMATCH[1]}
+		bg=${BASH_REMATCH[2]}
+	fi
+	if [[ "$base" =~ ^(fring-.*)-b$ ]]; then
 		[ -n "$BUILD_B" ] || { log "$name: no second build (-B)"; return 1; }
 		base=${BASH_REMATCH[1]}
 		b=1
@@ -286,7 +296,7 @@ start_config() {
 		DIR=$SRC
 		return 0 ;;
 	fring-pt-dev|fring-pt-uring|fring-memfs-dev|fring-memfs-uring|fring-null-dev|fring-null-uring)
-		opts="transport=${base##*-}${qd:+,queue_depth=$qd}${pt:+,$pt}$splice${FRING_OPTS:+,$FRING_OPTS}"
+		opts="transport=${base##*-}${qd:+,queue_depth=$qd}${pt:+,$pt}$splice${bg:+,max_background=$bg}${FRING_OPTS:+,$FRING_OPTS}"
 		if [[ "$base" == fring-pt-* ]]; then
 			opts+=${PT_AS_HP:+,$PT_AS_HP}
 			cmd=("$PT" -f -o "$opts" --stats-file="$OUT/logs/$name.rep$rep.stats.json" "$SRC" "$MNT")
@@ -316,7 +326,29 @@ start_config() {
 		rm -rf "${SRC:?}"/* 2>/dev/null
 		return 1
 	}
+	if [[ -n "$bg" && "$base" == fuse-* ]]; then
+		set_background "$bg" || {
+			stop_config
+			return 1
+		}
+	fi
 	DIR=$MNT
+}
+
+# set_background N: the mounted connection's max_background N and
+# congestion_threshold 3/4 of it (rounded up, as libfring derives it), in
+# fusectl, once INIT is done (a stat of the root waits for it)
+set_background() {
+	local dev d
+	is_mounted /sys/fs/fuse/connections || mount -t fusectl none /sys/fs/fuse/connections
+	stat "$MNT" >/dev/null || return 1
+	dev=$(stat -c %d "$MNT") || return 1
+	d=/sys/fs/fuse/connections/$((dev & 0xff | (dev >> 12 & ~0xff)))
+	echo "$1" >"$d/max_background" && echo $(($1 - $1 / 4)) >"$d/congestion_threshold" || {
+		log "cannot set max_background in $d"
+		return 1
+	}
+	echo "$name: $d max_background $(cat "$d/max_background"), congestion_threshold $(cat "$d/congestion_threshold")" >>"$OUT/logs/commands.txt"
 }
 
 stop_config() {

@@ -14,7 +14,10 @@
 #       (TRANSPORT libfuse-uring): DAEMON is libfuse's passthrough_hp,
 #       mounted here as "DAEMON --foreground --nopassthrough -o io_uring
 #       SRC MNT" over the same kind of source (it has no stats file; the
-#       second mode checks that it holds io_uring rings). FS hpfring:
+#       second mode checks that it holds io_uring rings). FS hpbg: the
+#       same, its connection's max_background then set to 256 and
+#       congestion_threshold to 192 in fusectl (libfring's defaults;
+#       passthrough_hp has no option for them). FS hpfring:
 #       DAEMON is the same passthrough_hp built on libfring-fuse3
 #       (tests/vm/build-fuse3-hp.sh), on TRANSPORT like passthrough,
 #       through run-suite.sh with tests/e2e/passthrough-hp.sh as its
@@ -192,7 +195,17 @@ store_dir() {
 }
 STORE_DIR=$(store_dir) || exit 1
 SRC=
-if [[ $FS == hp ]]; then
+# hp_background N: the mounted connection's max_background N and
+# congestion_threshold 3/4 of it, rounded up (libfring's default and its
+# rule), through fusectl once INIT is done (a stat waits for it)
+hp_background() {
+	local d
+	stat "$MNT" >/dev/null && d=$(fusectl) || return 1
+	echo "$1" >"$d/max_background" && echo $(($1 - $1 / 4)) >"$d/congestion_threshold" || return 1
+	echo "# $d: max_background $(cat "$d/max_background"), congestion_threshold $(cat "$d/congestion_threshold")"
+}
+
+if [[ $FS == hp || $FS == hpbg ]]; then
 	# passthrough_hp: no run-suite.sh (it knows libfring's options and
 	# stats only); the same steps by hand, and the same fio mode
 	URING_PARAM=/sys/module/fuse/parameters/enable_uring
@@ -221,6 +234,9 @@ if [[ $FS == hp ]]; then
 		# mounted, but on /dev/fuse: not the configuration asked for
 		echo "@@FRING-BENCH-REFUSED rep=$REP fs=$FS transport=$TRANSPORT $(grep -m1 'failed to start io-uring' "$TMP/log")@@"
 		rc=77
+	elif [[ $FS == hpbg ]] && ! hp_background 256; then
+		echo "FAIL bench.hpbg: could not set the connection's max_background"
+		rc=1
 	else
 		"$SELF" "$MNT" fio "$REP" "$FS" "$TRANSPORT" "$DAEMON" || rc=$?
 	fi

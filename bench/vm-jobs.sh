@@ -9,7 +9,7 @@
 # transport list one further on (rep 2: uring ... dev), so that no transport
 # always holds the same place in the order; the file systems rotate the same
 # way (rep 2 of "passthrough,hp" starts with hp).
-# File system hp is libfuse's passthrough_hp, one job per repetition under
+# File system hp (and hpbg, the same with max_background 256) is libfuse's passthrough_hp, one job per repetition under
 # the pseudo-transport "libfuse-uring" (the libfring transports are not its);
 # hpfring is the same program built on libfring-fuse3 (FRING_BENCH_HPFRING),
 # on the libfring transports.
@@ -36,9 +36,9 @@ for rep in $(seq "$FRING_BENCH_REPS"); do
 		case $fs in
 		memfs) daemon=$MEMFS ;;
 		passthrough) daemon=$BUILD/examples/passthrough/passthrough ;;
-		hp) daemon=$FRING_BENCH_HP ts=(libfuse-uring) ;;
+		hp | hpbg) daemon=$FRING_BENCH_HP ts=(libfuse-uring) ;;
 		hpfring) daemon=$FRING_BENCH_HPFRING ;;
-		*) echo "vm-jobs: unknown file system $fs (memfs, passthrough, hp, hpfring)" >&2; exit 1 ;;
+		*) echo "vm-jobs: unknown file system $fs (memfs, passthrough, hp, hpbg, hpfring)" >&2; exit 1 ;;
 		esac
 		for ((i = 0; i < ${#ts[@]}; i++)); do
 			t=${ts[(i + rep - 1) % ${#ts[@]}]}

@@ -14,7 +14,9 @@ of each rung to the one before it in the transport list, with [min-max] of
 the per-repetition ratios (rep i against rep i, measured minutes apart).
 File system hp (libfuse's passthrough_hp, transport "libfuse-uring") gets
 its own rows and, when passthrough or hpfring (the same passthrough_hp on
-libfring-fuse3) ran too, the ratios of each of their transports to it.
+libfring-fuse3) ran too, the ratios of each of their transports to it; so
+does hpbg (the same passthrough_hp, max_background 256 as libfring's
+default).
 """
 import csv
 import os
@@ -38,6 +40,9 @@ LINE = re.compile(r"@@FRING-BENCH rep=(\d+) fs=(\S+) transport=(\S+) job=(\S+) t
 REFUSED = re.compile(r"@@FRING-BENCH-REFUSED rep=(\d+) fs=(\S+) transport=(\S+) (.*)@@")
 ORDER = ["dev", "uring", "bufpool", "bufpool-registered", "zerocopy"]
 HP = ("hp", "libfuse-uring")  # libfuse's passthrough_hp -o io_uring (vm-guest.sh)
+# hp again with max_background 256 (libfring's default) set in fusectl
+HPS = {"hp": "libfuse passthrough_hp (io_uring)",
+       "hpbg": "libfuse passthrough_hp (io_uring, max_background 256)"}
 
 
 def parse_terse(terse, direction):
@@ -128,7 +133,7 @@ def main():
     for fs in fss:
         p(f"## {fs}\n")
         # hp has one pseudo-transport of its own, not the -T list
-        fs_wanted = [HP[1]] if fs == HP[0] else wanted
+        fs_wanted = [HP[1]] if fs in HPS else wanted
         ts = [t for t in fs_wanted if any((fs, t, j) in res for j in jobs)]
         for t in fs_wanted:
             if t not in ts:
@@ -177,21 +182,22 @@ def main():
 
     # libfring's passthrough, and passthrough_hp on libfring-fuse3 (hpfring),
     # against libfuse's passthrough_hp on the same source and jobs
-    for lf, title in (("passthrough", "passthrough"),
-                      ("hpfring", "hpfring (passthrough_hp on libfring-fuse3)")):
-        pt = [t for t in wanted if any((lf, t, j) in res for j in jobs)]
-        if not pt or not any((*HP, j) in res for j in jobs):
-            continue
-        p(f"## {title} / libfuse passthrough_hp (io_uring)\n")
-        for i, what in ((0, "throughput (higher: libfring is faster)"),
-                        (1, "server CPU per GiB (lower: libfring costs less)")):
-            p(f"Ratios of {what}:\n")
-            p(head.format("ratio"))
-            p(rule)
-            for t in pt:
-                p(f"| {lf} {t} / libfuse io_uring | "
-                  + " | ".join(ratio_cell(lf, t, HP[1], j, i, HP[0]) for j in jobs) + " |")
-            p("")
+    for hp, hp_title in HPS.items():
+        for lf, title in (("passthrough", "passthrough"),
+                          ("hpfring", "hpfring (passthrough_hp on libfring-fuse3)")):
+            pt = [t for t in wanted if any((lf, t, j) in res for j in jobs)]
+            if not pt or not any((hp, HP[1], j) in res for j in jobs):
+                continue
+            p(f"## {title} / {hp_title}\n")
+            for i, what in ((0, "throughput (higher: libfring is faster)"),
+                            (1, "server CPU per GiB (lower: libfring costs less)")):
+                p(f"Ratios of {what}:\n")
+                p(head.format("ratio"))
+                p(rule)
+                for t in pt:
+                    p(f"| {lf} {t} / {hp} | "
+                      + " | ".join(ratio_cell(lf, t, HP[1], j, i, hp) for j in jobs) + " |")
+                p("")
     print("\n".join(out))
 
 

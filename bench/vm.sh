@@ -20,7 +20,10 @@
 #             the same kind of source, once per repetition as transport
 #             "libfuse-uring" (the -T list is libfring's), from $FRING_HP
 #             (default the passthrough_hp bench/build-libfuse.sh built);
-#             skipped, with a note, when that is not there; also hpfring:
+#             skipped, with a note, when that is not there; also hpbg:
+#             the same, with its connection's max_background set to 256
+#             and congestion_threshold to 192 (libfring's defaults)
+#             through fusectl after the mount; also hpfring:
 #             the same passthrough_hp source, unmodified, built against
 #             this build's libfring-fuse3 (tests/vm/build-fuse3-hp.sh,
 #             which fetches libfuse's source) and run on the -T transports
@@ -105,12 +108,12 @@ extra_bins="$FIO $ROOT/bench/vm-guest.sh"
 # ours to build here (bench/build-libfuse.sh does): without it the other
 # file systems still run.
 HP=${FRING_HP:-/var/cache/fring-bench/libfuse-build/example/passthrough_hp}
-if [[ ,$FSS, == *,hp,* ]]; then
+if [[ ,$FSS, =~ ,(hp|hpbg), ]]; then
 	if [[ -x $HP ]]; then
 		extra_bins+=" $HP"
 	else
-		echo "vm.sh: no $HP (bench/build-libfuse.sh, or set FRING_HP): skipping file system hp" >&2
-		FSS=$(tr "," "\n" <<<"$FSS" | { grep -vx hp || true; } | paste -sd, -)
+		echo "vm.sh: no $HP (bench/build-libfuse.sh, or set FRING_HP): skipping file systems hp, hpbg" >&2
+		FSS=$(tr "," "\n" <<<"$FSS" | { grep -vxE 'hp|hpbg' || true; } | paste -sd, -)
 		[[ -n $FSS ]] || die "no file system left to measure"
 	fi
 fi
@@ -147,7 +150,7 @@ job_timeout=$((njobs * (SECS + 15) + 60))
 	echo "libfring build: $BUILD ($(sed -n 's/.*"buildtype", "value": "\([a-z]*\)".*/\1/p' "$BUILD/meson-info/intro-buildoptions.json" 2>/dev/null))"
 	echo "binaries: $(cd "$BUILD" && sha256sum src/libfring.so examples/memfs/memfs examples/passthrough/passthrough 2>/dev/null |
 		awk '{ printf "%s %.12s  ", $2, $1 }')"
-	if [[ ,$FSS, == *,hp,* ]]; then
+	if [[ ,$FSS, =~ ,(hp|hpbg), ]]; then
 		echo "libfuse: $(cat "$(dirname "$HP")/../VERSION" 2>/dev/null || echo unknown), $HP $(sha256sum "$HP" | cut -c 1-12)"
 	fi
 	if [[ -n $HPFRING ]]; then

@@ -8,13 +8,15 @@
 #define FRING_NAME_LEN 256
 struct fring_config {
 	enum fring_transport transport;
-	unsigned queues;	  /* 0: one per possible CPU */
-	unsigned max_write;	  /* bytes */
-	unsigned max_read;	  /* 0: unlimited */
-	unsigned max_readahead;	  /* 0: kernel's offer */
-	unsigned max_async;	  /* per-queue cap on unanswered requests */
-	unsigned queue_depth;	  /* ring entries per queue */
-	unsigned threads;	  /* ring threads; 0: one per queue */
+	unsigned queues;	 /* 0: one per possible CPU */
+	unsigned max_write;	 /* bytes */
+	unsigned max_read;	 /* 0: unlimited */
+	unsigned max_readahead;	 /* 0: kernel's offer */
+	unsigned max_async;	 /* per-queue cap on unanswered requests */
+	unsigned max_background; /* INIT's; 0: the kernel's 12 */
+	unsigned congestion_threshold; /* INIT's; 0: 3/4 of max_background */
+	unsigned queue_depth;	       /* ring entries per queue */
+	unsigned threads;	       /* ring threads; 0: one per queue */
 	unsigned pool_bufs;	  /* buffers per queue pool; 0: queue_depth */
 	unsigned request_timeout; /* seconds; 0: none asked (kernel default) */
 	unsigned inline_max;	  /* ring: largest helper transfer in place */

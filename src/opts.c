@@ -13,6 +13,11 @@
 #define FRING_DEFAULT_MAX_WRITE (1u << 20)
 #define FRING_MAX_MAX_WRITE	(16u << 20)
 #define FRING_DEFAULT_MAX_ASYNC 256
+/* how many asynchronous requests (async direct I/O, readahead, writeback)
+ * the kernel lets out at once: its own default, 12, puts a client with more
+ * in flight to sleep until one is answered, which halved 4 KiB random read
+ * rates (doc/operations.md, "Tuning", has the measurement) */
+#define FRING_DEFAULT_MAX_BACKGROUND 256
 /* see doc/transports.md for the measurement behind it */
 #define FRING_DEFAULT_QUEUE_DEPTH 8
 /* zerocopy: transfers on in-memory files up to this many bytes go through
@@ -25,6 +30,7 @@ void fring_config_defaults(struct fring_config *cfg)
 	cfg->transport = FRING_TRANSPORT_AUTO;
 	cfg->max_write = FRING_DEFAULT_MAX_WRITE;
 	cfg->max_async = FRING_DEFAULT_MAX_ASYNC;
+	cfg->max_background = FRING_DEFAULT_MAX_BACKGROUND;
 	cfg->queue_depth = FRING_DEFAULT_QUEUE_DEPTH;
 	cfg->inline_max = UINT_MAX;
 	cfg->zc_pipe_max = FRING_DEFAULT_ZC_PIPE_MAX;
@@ -145,6 +151,12 @@ int fring_config_set(fring_config_t *cfg, const char *key, const char *val)
 		return parse_uint(key, val, 0, 1u << 20, &cfg->zc_pipe_max);
 	if (!strcmp(key, "max_async"))
 		return parse_uint(key, val, 1, 65536, &cfg->max_async);
+	/* 16 bits in fuse_init_out */
+	if (!strcmp(key, "max_background"))
+		return parse_uint(key, val, 0, 65535, &cfg->max_background);
+	if (!strcmp(key, "congestion_threshold"))
+		return parse_uint(key, val, 0, 65535,
+				  &cfg->congestion_threshold);
 	if (!strcmp(key, "allow_other"))
 		return parse_flag(key, val, &cfg->allow_other);
 	if (!strcmp(key, "default_permissions"))
@@ -232,6 +244,14 @@ void fring_config_help(FILE *out)
 	      "    max_readahead=N        readahead in bytes\n"
 	      "    max_async=N            unanswered requests per queue "
 	      "(default 256)\n"
+	      "    max_background=N       asynchronous requests the kernel "
+	      "sends at once\n"
+	      "                           (default 256; 0: the kernel's "
+	      "12)\n"
+	      "    congestion_threshold=N asynchronous requests at which "
+	      "readahead\n"
+	      "                           holds back (default: 3/4 of "
+	      "max_background)\n"
 	      "    queue_depth=N          ring entries per queue (default 8)\n"
 	      "    threads=N              ring threads (default: one per "
 	      "online CPU)\n"

@@ -144,8 +144,14 @@ struct fring_conn {
 	uint32_t max_read;	/**< largest READ (from the max_read= option) */
 	uint32_t max_readahead; /**< bytes */
 	uint32_t max_pages;	/**< pages per request (needs CAP_MAX_PAGES) */
-	uint32_t max_background;       /**< 0 = kernel default */
-	uint32_t congestion_threshold; /**< 0 = kernel default */
+	/** asynchronous requests (async direct I/O, readahead, writeback)
+	 * the kernel sends at once; init sees -o max_background (default
+	 * 256); 0: the kernel's 12 */
+	uint32_t max_background;
+	/** asynchronous requests in flight at which readahead holds back;
+	 * 0: 3/4 of max_background, rounded up (or the kernel's 9 when that
+	 * is 0 too); cut to max_background */
+	uint32_t congestion_threshold;
 	uint32_t time_gran;	  /**< timestamp granularity, ns (1 = ns) */
 	uint32_t request_timeout; /**< seconds, with CAP_REQUEST_TIMEOUT */
 	/** With CAP_PASSTHROUGH: how deep a filesystem stack may sit on this

@@ -165,6 +165,8 @@ int init_negotiate(struct fring_session *se, const struct fuse_init_in *inp,
 	if (c->max_pages > limit)
 		c->max_pages = limit;
 	c->time_gran = 1;
+	c->max_background = se->cfg.max_background;
+	c->congestion_threshold = se->cfg.congestion_threshold;
 	if (se->cfg.request_timeout) {
 		/* The kernel ignores the field without the flag
 		 * (process_init_reply()), so asking an old kernel is moot. */
@@ -232,6 +234,15 @@ int init_negotiate(struct fring_session *se, const struct fuse_init_in *inp,
 		c->time_gran = 1;
 	if (c->max_background > 65535)
 		c->max_background = 65535;
+	/* Readahead holds back at the threshold, so one above the limit
+	 * would never be reached; unset, it keeps the kernel's own ratio to
+	 * its limit (9 of 12, 3/4 rounded up) for ours. 0 for both leaves the
+	 * kernel's. */
+	if (c->max_background && c->congestion_threshold > c->max_background)
+		c->congestion_threshold = c->max_background;
+	if (!c->congestion_threshold)
+		c->congestion_threshold =
+			c->max_background - c->max_background / 4;
 	if (c->congestion_threshold > 65535)
 		c->congestion_threshold = 65535;
 	if (c->request_timeout > 65535)

@@ -28,6 +28,10 @@
 #                   none without it; each create works with it
 #   max_pages       WRITE and READ sizes follow max_pages
 #   time_gran       timestamps are whole multiples of the granularity
+#   max_background  the connection's limits (fusectl) are the library's
+#                   256 and 192 by default, what -o max_background=40 asks
+#                   (40, and 30 derived), and the kernel's 12 and 9 with
+#                   max_background=0 (the control)
 # The kernel must offer each (the host's 6.18 does); a kernel that does not
 # gets "NOT OFFERED: " and exit 77.
 #
@@ -142,6 +146,16 @@ stop() {
 	check_eq "$name.transport" "$TRANSPORT" "$(stats_get "$TMP/$name.json" transport)"
 }
 
+# background LIMIT THRESHOLD: the mount's connection holds these (fusectl)
+background() {
+	local dev dir
+	mountpoint -q /sys/fs/fuse/connections || mount -t fusectl none /sys/fs/fuse/connections
+	dev=$(stat -c %d "$MNT")
+	dir=/sys/fs/fuse/connections/$((dev & 0xff | (dev >> 12 & ~0xff)))
+	check_eq "$name.max_background" "$1" "$(cat "$dir/max_background" 2>&1)"
+	check_eq "$name.congestion_threshold" "$2" "$(cat "$dir/congestion_threshold" 2>&1)"
+}
+
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 # the seconds.nanoseconds of stat's %y
 frac() { stat -c %y "$1" | awk '{ split($2, t, "."); print t[2] }'; }
@@ -223,6 +237,7 @@ tmpfs_kp=$(killpriv "$TMPFS" | xargs)
 check_eq killpriv.tmpfs "1 777 0 777" "$tmpfs_kp"
 
 start rdauto readdirplus=auto,time_gran=1000 || exit 1
+background 256 192
 mkentries
 read -r n plain plus < <(readdir_counts)
 check_eq rdauto.entries 202 "$n"
@@ -242,7 +257,8 @@ check_eq time_gran.micro 123456000 "$(frac "$MNT/t2")"
 check_eq time_gran.tmpfs_control 123456789 "$(frac "$TMPFS/t2")"
 stop
 
-start rdno readdirplus=no,killpriv_v2=0,max_pages=32,time_gran=1000000000 || exit 1
+start rdno readdirplus=no,killpriv_v2=0,max_pages=32,time_gran=1000000000,max_background=40 || exit 1
+background 40 30
 mkentries
 read -r n plain plus < <(readdir_counts)
 check_eq rdno.entries 202 "$n"
@@ -259,7 +275,8 @@ check_eq time_gran.created 000000000 "$(frac "$MNT/t")"
 check_eq time_gran.utimens 000000000 "$(frac "$MNT/t2")"
 stop
 
-start rdyes readdirplus=yes,no_open || exit 1
+start rdyes readdirplus=yes,no_open,max_background=0 || exit 1
+background 12 9
 mkentries
 read -r n plain plus < <(readdir_counts)
 check_eq rdyes.entries 202 "$n"

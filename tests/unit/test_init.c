@@ -119,8 +119,9 @@ static void test_modern_kernel(void **state)
 	assert_int_equal(out.max_write, 1u << 20);
 	assert_int_equal(out.max_pages, limit < 256 ? limit : 256);
 	assert_int_equal(out.time_gran, 1);
-	assert_int_equal(out.max_background, 0);
-	assert_int_equal(out.congestion_threshold, 0);
+	/* the library's limit, not the kernel's 12; the threshold 3/4 of it */
+	assert_int_equal(out.max_background, 256);
+	assert_int_equal(out.congestion_threshold, 192);
 	assert_int_equal(out.map_alignment, 0);
 	assert_int_equal(out.max_stack_depth, 0);
 	assert_int_equal(out.request_timeout, 0);
@@ -656,17 +657,26 @@ static void test_callback_limits(void **state)
 	assert_int_equal(nego(), 0);
 	assert_int_equal(out.max_pages, 3);
 
+	/* init's limit and threshold -> what INIT sends: clamped to 16 bits;
+	 * a threshold above the limit (never met) cut to it; none given,
+	 * 3/4 of the limit rounded up (1 of 1, 9 of 12); both 0 leave the
+	 * kernel's own */
+	static const unsigned bg[][4] = {
+		{70000, 100000, 65535, 65535},
+		{64, 48, 64, 48},
+		{40, 50, 40, 40},
+		{1, 0, 1, 1},
+		{12, 0, 12, 9},
+		{0, 0, 0, 0},
+	};
 	hook_fields = HF_BACKGROUND;
-	hook_set.max_background = 70000;
-	hook_set.congestion_threshold = 100000;
-	assert_int_equal(nego(), 0);
-	assert_int_equal(out.max_background, 65535);
-	assert_int_equal(out.congestion_threshold, 65535);
-	hook_set.max_background = 64;
-	hook_set.congestion_threshold = 48;
-	assert_int_equal(nego(), 0);
-	assert_int_equal(out.max_background, 64);
-	assert_int_equal(out.congestion_threshold, 48);
+	for (size_t i = 0; i < sizeof(bg) / sizeof(bg[0]); i++) {
+		hook_set.max_background = bg[i][0];
+		hook_set.congestion_threshold = bg[i][1];
+		assert_int_equal(nego(), 0);
+		assert_int_equal(out.max_background, bg[i][2]);
+		assert_int_equal(out.congestion_threshold, bg[i][3]);
+	}
 
 	hook_fields = HF_TIME_GRAN;
 	hook_set.time_gran = 0;
@@ -714,6 +724,21 @@ static void test_cfg_limits(void **state)
 	assert_int_equal(nego(), 0);
 	assert_int_equal(fk.se->conn.max_read, 65536);
 	assert_int_equal(fk.init_seen.max_read, 65536);
+	/* -o max_background, -o congestion_threshold: proposed to init */
+	fk.se->cfg.max_background = 100;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(fk.init_seen.max_background, 100);
+	assert_int_equal(out.max_background, 100);
+	assert_int_equal(out.congestion_threshold, 75);
+	fk.se->cfg.congestion_threshold = 10;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(fk.init_seen.congestion_threshold, 10);
+	assert_int_equal(out.congestion_threshold, 10);
+	fk.se->cfg.max_background = 0; /* the kernel's 12 */
+	fk.se->cfg.congestion_threshold = 0;
+	assert_int_equal(nego(), 0);
+	assert_int_equal(out.max_background, 0);
+	assert_int_equal(out.congestion_threshold, 0);
 }
 
 /* -o request_timeout: asked for only when the kernel offers it */

@@ -52,6 +52,8 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg->max_read, 0);
 	assert_int_equal(cfg->max_readahead, 0);
 	assert_int_equal(cfg->max_async, 256);
+	assert_int_equal(cfg->max_background, 256);
+	assert_int_equal(cfg->congestion_threshold, 0);
 	assert_int_equal(cfg->queue_depth, 8);
 	assert_int_equal(cfg->threads, 0);
 	assert_false(cfg->allow_other);
@@ -112,11 +114,17 @@ struct num_case {
 	}
 
 static const struct num_case nums[] = {
-	NUM(queues, 1, 4096),	       NUM(max_write, 4096, 16u << 20),
-	NUM(max_read, 4096, UINT_MAX), NUM(max_readahead, 0, UINT_MAX),
-	NUM(max_async, 1, 65536),      NUM(queue_depth, 1, 1024),
-	NUM(threads, 1, 4096),	       NUM(request_timeout, 0, 65535),
+	NUM(queues, 1, 4096),
+	NUM(max_write, 4096, 16u << 20),
+	NUM(max_read, 4096, UINT_MAX),
+	NUM(max_readahead, 0, UINT_MAX),
+	NUM(max_async, 1, 65536),
+	NUM(queue_depth, 1, 1024),
+	NUM(threads, 1, 4096),
+	NUM(request_timeout, 0, 65535),
 	NUM(inline_max, 0, UINT_MAX),
+	NUM(max_background, 0, 65535),
+	NUM(congestion_threshold, 0, 65535),
 };
 
 static unsigned field(size_t off)
@@ -339,6 +347,8 @@ static void test_help(void **state)
 		"max_read=",
 		"max_readahead=",
 		"max_async=",
+		"max_background=",
+		"congestion_threshold=",
 		"queue_depth=",
 		"inline_max=",
 		"threads=",
