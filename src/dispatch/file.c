@@ -163,7 +163,8 @@ void do_write(struct fring_req *req, struct fring_msg *m)
 	if (minor(req) >= 9)
 		fi->flags = (int)in->flags;
 	set_buf(req, (void *)data, in->size);
-	stat_add(req->q, bytes_written, in->size);
+	/* only here, on the queue's dispatching thread: no locked add */
+	stat_add_own(req->q, bytes_written, in->size);
 	CALL_OR(write, ENOSYS, req, req->nodeid, &req->buf, (off_t)in->offset,
 		fi);
 }
