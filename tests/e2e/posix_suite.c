@@ -233,7 +233,8 @@ static int check_ts_eq(const char *name, struct timespec a, struct timespec b)
 			  ts_str(b), ts_str(a));
 }
 
-/* The latest ctime xstat() and xlstat() saw: ts_advance() waits past it. */
+/* The latest ctime xstat(), xlstat() and xfstat() saw: ts_advance() waits
+ * past it. */
 static struct timespec ctime_seen;
 
 static int xstat_done(int ret, const struct stat *st)
@@ -253,6 +254,12 @@ static int xlstat(const char *path, struct stat *st)
 {
 	memset(st, 0, sizeof(*st));
 	return xstat_done(lstat(path, st), st);
+}
+
+static int xfstat(int fd, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	return xstat_done(fstat(fd, st), st);
 }
 
 /* Removes dirfd/name recursively (as root). */
@@ -2172,7 +2179,7 @@ static void test_times(void)
 	ts[0] = (struct timespec){1300000000, 11};
 	ts[1] = (struct timespec){1300000001, 12};
 	CHECK_SYS("times.futimens", futimens(fd, ts));
-	fstat(fd, &s1);
+	xfstat(fd, &s1);
 	check_ts_eq("times.futimens_mtime", s1.st_mtim, ts[1]);
 	close(fd);
 	ign(symlink("t", "tl"));
@@ -2190,7 +2197,7 @@ static void test_times(void)
 	ts_advance();
 	fd = open("t", O_RDWR);
 	CHECK_EQ("times.write", pwrite(fd, "W", 1, 0), 1);
-	fstat(fd, &s1);
+	xfstat(fd, &s1);
 	check_ts_gt("times.write_mtime", s1.st_mtim, s0.st_mtim);
 	check_ts_gt("times.write_ctime", s1.st_ctim, s0.st_ctim);
 	s0 = s1;
@@ -2200,13 +2207,13 @@ static void test_times(void)
 
 		ign(pread(fd, b, sizeof(b), 0));
 	}
-	fstat(fd, &s1);
+	xfstat(fd, &s1);
 	check_ts_eq("times.read_keeps_mtime", s1.st_mtim, s0.st_mtim);
 	check_ts_eq("times.read_keeps_ctime", s1.st_ctim, s0.st_ctim);
 	/* ftruncate to a new size updates both */
 	ts_advance();
 	CHECK_SYS("times.ftruncate", ftruncate(fd, 100));
-	fstat(fd, &s1);
+	xfstat(fd, &s1);
 	check_ts_gt("times.ftruncate_mtime", s1.st_mtim, s0.st_mtim);
 	check_ts_gt("times.ftruncate_ctime", s1.st_ctim, s0.st_ctim);
 	close(fd);
