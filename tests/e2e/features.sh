@@ -67,7 +67,7 @@ pid=
 name=
 
 # shellcheck source-path=SCRIPTDIR source=mount-lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/mount-lib.sh" # is_mounted
+source "$(dirname "${BASH_SOURCE[0]}")/mount-lib.sh" # is_mounted, fusectl
 
 # shellcheck disable=SC2317  # (run by the trap)
 cleanup() {
@@ -148,10 +148,8 @@ stop() {
 
 # background LIMIT THRESHOLD: the mount's connection holds these (fusectl)
 background() {
-	local dev dir
-	mountpoint -q /sys/fs/fuse/connections || mount -t fusectl none /sys/fs/fuse/connections
-	dev=$(stat -c %d "$MNT")
-	dir=/sys/fs/fuse/connections/$((dev & 0xff | (dev >> 12 & ~0xff)))
+	local dir
+	dir=$(fusectl)
 	check_eq "$name.max_background" "$1" "$(cat "$dir/max_background" 2>&1)"
 	check_eq "$name.congestion_threshold" "$2" "$(cat "$dir/congestion_threshold" 2>&1)"
 }
