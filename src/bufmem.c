@@ -66,7 +66,8 @@ void *buf_map(size_t len, bool populate)
 		 * shares: a pool registered by two rings then pins (and
 		 * charges to RLIMIT_MEMLOCK) the whole 2 MiB in each
 		 * (io_buffer_account_pin()). Seen with the 1 MiB pools of
-		 * offline CPUs' queues: VmPin 102 MiB for 78 MiB of pools. */
+		 * offline CPUs' queues, when they were registered: VmPin
+		 * 102 MiB for 78 MiB of pools. */
 		(void)madvise(p, len, MADV_NOHUGEPAGE);
 #endif
 	} else {

@@ -118,7 +118,10 @@ enum fring_buf_kind {
  *   `buf_index` is the io_uring fixed-buffer index of the registered pool
  *   holding them (bufpool-registered, and requests that are not zero-copied
  *   on zerocopy): READ_FIXED / WRITE_FIXED on the queue's ring with that
- *   index and sqe->addr = buf_addr + offset work on it. Elsewhere -1.
+ *   index and sqe->addr = buf_addr + offset work on it. Elsewhere -1, and
+ *   on those rungs too for the queue of a CPU that was offline when the
+ *   session started (its pool is not registered): check it, never assume
+ *   it from the transport.
  * - FRING_BUF_FIXED: `mem` is NULL. `buf_index` is the slot of the queue's
  *   ring that holds the client's pages, `buf_addr` is not an address but
  *   the offset of the data in that slot (0 today): only READ_FIXED (dst)

@@ -208,19 +208,18 @@ static void rung_detail(char *buf, size_t len, enum fring_transport t,
 	size_t per = z->pools / z->queues / 1024;
 	char off[96] = "";
 
-	/* a registered pool of an offline CPU's queue has one buffer */
+	/* an offline CPU's pool is neither registered nor faulted in */
 	if (z->online < z->queues && t != FRING_TRANSPORT_BUFPOOL)
 		snprintf(off, sizeof(off),
-			 " (%zu KiB for the %u queues of "
-			 "offline CPUs)",
-			 z->payload / 1024, z->queues - z->online);
+			 " (not those of the %u queues of offline CPUs)",
+			 z->queues - z->online);
 	if (t == FRING_TRANSPORT_ZEROCOPY)
 		snprintf(buf, len,
-			 "pools %zu KiB per queue%s, pinned; client pages in a "
+			 "pools %zu KiB per queue, pinned%s; client pages in a "
 			 "fixed-buffer slot per entry",
 			 per, off);
 	else if (t == FRING_TRANSPORT_BUFPOOL_REGISTERED)
-		snprintf(buf, len, "pools %zu KiB per queue%s, pinned", per,
+		snprintf(buf, len, "pools %zu KiB per queue, pinned%s", per,
 			 off);
 	else if (t == FRING_TRANSPORT_BUFPOOL)
 		snprintf(buf, len, "pools %zu KiB per queue", per);
@@ -232,7 +231,7 @@ static void taken_reason(struct fring_session *se, const struct rungs *v,
 			 enum fring_transport t, const struct ring_sizes *z)
 {
 	enum fring_transport want = se->cfg.transport;
-	char list[FRING_REASON_LEN], detail[128];
+	char list[FRING_REASON_LEN], detail[256];
 	const char *name = fring_transport_name(t);
 
 	rung_detail(detail, sizeof(detail), t, z);

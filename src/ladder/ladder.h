@@ -100,13 +100,13 @@ FRING_HIDDEN void ladder_probe(const struct fring_config *cfg,
  * (doc/kernel-protocol.md, "Ring payload size"), the uring entry buffers
  * and the pools over all queues (mapped; those of offline CPUs' queues
  * fault on first use, ring.h), the rings, and what the rings and the
- * registered pools (one buffer for an offline CPU's queue) charge to
+ * registered pools (those of online CPUs' queues only) charge to
  * RLIMIT_MEMLOCK.
  */
 struct ring_sizes {
 	size_t payload;
 	size_t entries, pools;
-	size_t pool_locked; /* all queues' pools, registered */
+	size_t pool_locked; /* the online CPUs' queues' pools, registered */
 	unsigned queues, online, pool_bufs;
 	struct ring_plan plan;
 };

@@ -40,12 +40,11 @@ void memlock_limit_str(const struct memlock *m, char *buf, size_t len)
 		snprintf(buf, len, "%llu KiB", m->limit / 1024);
 }
 
-/* What registering every queue's pool pins, with b buffers in an online
- * CPU's pool and one in another's */
+/* What registering the pools pins, with b buffers in each: only the
+ * pools of online CPUs' queues are registered (ring/pool.c) */
 static size_t pinned_pools(const struct ring_sizes *z, unsigned b)
 {
-	return z->online * ring_pool_locked_bytes(z->payload * b) +
-	       (z->queues - z->online) * ring_pool_locked_bytes(z->payload);
+	return z->online * ring_pool_locked_bytes(z->payload * b);
 }
 
 void ladder_sizes(const struct fring_session *se, size_t payload,
@@ -66,8 +65,7 @@ void ladder_sizes(const struct fring_session *se, size_t payload,
 	z->online = ring_online_map(NULL, z->queues);
 	z->pool_bufs = ring_pool_bufs(&se->cfg);
 	/* every queue has its buffers or pool, mapped; those of offline
-	 * CPUs' queues fault on first use, but a registered pool is pinned,
-	 * so they get one buffer (ring.h) */
+	 * CPUs' queues fault on first use and are never registered (ring.h) */
 	z->entries = z->payload * depth * z->queues;
 	z->pools = z->payload * z->pool_bufs * z->queues;
 	z->pool_locked = pinned_pools(z, z->pool_bufs);

@@ -29,11 +29,11 @@ char *ring_pool_buf(const struct fring_queue *q, size_t bsz, uint32_t off)
 
 /*
  * One contiguous region (bufmem.c); buffer i is at i * payload_sz
- * (fuse_uring_add_bufpool). An online CPU's queue gets pool_bufs buffers,
- * faulted in now. Another's pool faults on first use, if ever (only
- * clients of that CPU, brought online later, use it), so it may be as
- * large at no cost; unless it is registered: io_uring pins (and faults)
- * all of it then, so it gets the one buffer the kernel needs.
+ * (fuse_uring_add_bufpool). Every queue gets pool_bufs buffers. An online
+ * CPU's pool is faulted in now. Another's faults on first use, if ever
+ * (only clients of that CPU, brought online later, use it), so it costs
+ * address space only: it is never registered (rt_register_pools()), as
+ * io_uring would pin and fault all of it at once.
  */
 int rt_alloc_pool(struct ring_thread *rt, struct fring_queue *q)
 {
@@ -43,23 +43,33 @@ int rt_alloc_pool(struct ring_thread *rt, struct fring_queue *q)
 
 	if (ret)
 		return ret;
-	rq->nbufs =
-		rq->online || rs->pool != POOL_REGISTERED ? rs->pool_bufs : 1;
+	rq->nbufs = rs->pool_bufs;
 	q->pool_len = (size_t)rq->nbufs * rs->payload_sz;
 	q->pool = buf_map(q->pool_len, rq->online);
 	return q->pool ? 0 : -ENOMEM;
 }
 
-/* Queue i of this thread uses fixed buffer i of this ring: the kernel looks
- * the pool up in the table of the ring that submitted each entry's SQE. */
+/*
+ * Queue i of this thread uses fixed buffer i of this ring: the kernel looks
+ * the pool up in the table of the ring that submitted each entry's SQE.
+ * Only the pools of CPUs online at the start are registered; an offline
+ * CPU's index stays empty and its pool plain (pool_index -1: ADD_BUFPOOL
+ * without IORING_URING_CMD_FIXED, which the kernel takes per queue). With
+ * 64 possible CPUs and 2 online that is 16 MiB pinned instead of 78
+ * (doc/transports.md, "Memory and threads"). A CPU brought online later
+ * is served from a plain pool, as on bufpool: its fixed ops pin pages per
+ * I/O, and on zerocopy the client's pages still go in the slots.
+ */
 int rt_register_pools(struct ring_thread *rt)
 {
 	struct iovec iov[rt->nq];
 	int ret;
 
 	for (unsigned i = 0; i < rt->nq; i++) {
-		iov[i].iov_base = rt->qs[i]->pool;
-		iov[i].iov_len = rt->qs[i]->pool_len;
+		bool reg = ring_q(rt->qs[i])->online;
+
+		iov[i].iov_base = reg ? rt->qs[i]->pool : NULL;
+		iov[i].iov_len = reg ? rt->qs[i]->pool_len : 0;
 	}
 	ret = fault_hit(FAULT_BUF_REGISTER);
 	if (ret)
@@ -71,7 +81,7 @@ int rt_register_pools(struct ring_thread *rt)
 	if (ret)
 		return ret;
 	for (unsigned i = 0; i < rt->nq; i++)
-		rt->qs[i]->pool_index = (int)i;
+		rt->qs[i]->pool_index = iov[i].iov_base ? (int)i : -1;
 	return 0;
 }
 

@@ -20,12 +20,11 @@ FRING_HIDDEN unsigned ring_nr_queues(void);
 FRING_HIDDEN unsigned ring_online_map(bool *online, unsigned nqueues);
 /*
  * The memory of a queue, by whether its CPU was online at the start.
- * Online: queue_depth entries; their buffers (uring) or its pool of
- * ring_pool_bufs() buffers faulted in at the start. Offline (it serves
- * only clients of a CPU brought online later): one entry, whose buffer
- * (uring) or pool faults on first use, except a registered pool, which
- * io_uring pins when it is registered: one buffer then. An offline
- * queue's first request grows it to queue_depth entries.
+ * Every queue has queue_depth entries and their buffers (uring) or a pool
+ * of ring_pool_bufs() buffers. Online: faulted in at the start, and on
+ * the registered rungs registered (pinned). Offline (it serves only
+ * clients of a CPU brought online later): faulted on first use, never
+ * registered, since io_uring would pin and fault the whole pool at once.
  */
 FRING_HIDDEN unsigned ring_pool_bufs(const struct fring_config *cfg);
 /* The rings a session builds, and what the kernel charges for them to

@@ -35,8 +35,9 @@
 # libfuse's passthrough_hp, mounted "--foreground --nopassthrough -o
 # io_uring SRC MNT" over a fresh directory of the guest's tmpfs; no stats).
 # FRING_SCALE_OPTS: more -o options for memfs (default none: the defaults
-# are what is measured). FRING_SCALE_MAX_RSS_MIB, FRING_SCALE_MAX_THREADS:
-# limits checked when set (jobs-scale.sh sets them per rung).
+# are what is measured). FRING_SCALE_MAX_RSS_MIB, FRING_SCALE_MAX_PIN_MIB,
+# FRING_SCALE_MAX_THREADS: limits checked when set (jobs-scale.sh sets them
+# per rung).
 # FRING_SCALE_BUILD: which build this is, for the table (default "this").
 set -uo pipefail
 lib=$(dirname "${BASH_SOURCE[0]}")/../lib
@@ -189,6 +190,10 @@ fi
 if [[ -n ${FRING_SCALE_MAX_RSS_MIB:-} ]]; then
 	check "scale.rss" "expected VmRSS at most $FRING_SCALE_MAX_RSS_MIB MiB got ${st[VmRSS]} KiB" \
 		test "${st[VmRSS]:-0}" -le $((FRING_SCALE_MAX_RSS_MIB * 1024))
+fi
+if [[ -n ${FRING_SCALE_MAX_PIN_MIB:-} ]]; then
+	check "scale.pinned" "expected VmPin at most $FRING_SCALE_MAX_PIN_MIB MiB got ${st[VmPin]:-none} KiB" \
+		test "${st[VmPin]:-0}" -le $((FRING_SCALE_MAX_PIN_MIB * 1024))
 fi
 
 # a CPU that comes online after the mount: its clients' requests go to its
