@@ -337,13 +337,15 @@ start_config() {
 
 # set_background N: the mounted connection's max_background N and
 # congestion_threshold 3/4 of it (rounded up, as libfring derives it), in
-# fusectl, once INIT is done (a stat of the root waits for it)
+# fusectl, once INIT is done (a stat of the root waits for it). The
+# directory comes from the tests' mount-lib.sh, sourced in a subshell: its
+# uring_on would replace bench/lib.sh's.
 set_background() {
-	local dev d
-	is_mounted /sys/fs/fuse/connections || mount -t fusectl none /sys/fs/fuse/connections
+	local d
 	stat "$MNT" >/dev/null || return 1
-	dev=$(stat -c %d "$MNT") || return 1
-	d=/sys/fs/fuse/connections/$((dev & 0xff | (dev >> 12 & ~0xff)))
+	# shellcheck source=/dev/null  # (only its fusectl() is wanted)
+	d=$(source "$ROOT/tests/e2e/mount-lib.sh" && fusectl) || return 1
+	[[ -d $d ]] || return 1
 	echo "$1" >"$d/max_background" && echo $(($1 - $1 / 4)) >"$d/congestion_threshold" || {
 		log "cannot set max_background in $d"
 		return 1
