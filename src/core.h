@@ -45,6 +45,14 @@ struct fring_req {
 	struct fring_ctx ctx;
 	/* 2 while the handler runs (handler scope + answer), see req_put() */
 	atomic_int refs;
+	/* While the handler runs, the dispatching thread (pthread_self()),
+	 * else 0. An answer given on that thread inside the handler, the
+	 * common case, leaves its reference to the handler's end, which
+	 * drops both in one locked instruction (put_deferred), and counts
+	 * itself with plain stores (send_claimed()). Atomic: another
+	 * thread answering meanwhile reads it. */
+	_Atomic uintptr_t handler_thread;
+	bool put_deferred; /* only the dispatching thread touches it */
 	atomic_bool answered;
 	atomic_bool interrupted;
 	/* atomic: the stats' oldest-pending scan reads it from other threads */

@@ -10,13 +10,13 @@
  * buffered reads but not for buffered writes.
  *
  * Finding out costs one or two system calls, as much as the transfer
- * itself, so the answer is remembered per thread by descriptor number. A
- * number can be closed and reused for another file without the library
- * seeing it, so an answer is trusted for FDCLASS_USES transfers only and
- * every answer is dropped when a RELEASE arrives (when servers close
- * descriptors). A stale answer costs time, never data: the worst case is
- * a blocking read of a slow file in place, for at most FDCLASS_USES
- * transfers.
+ * itself, so the answer is remembered per thread (in the thread's struct
+ * fd_class_cache) by descriptor number. A number can be closed and reused
+ * for another file without the library seeing it, so an answer is trusted
+ * for FDCLASS_USES transfers only and every answer is dropped when a
+ * RELEASE arrives (when servers close descriptors). A stale answer costs
+ * time, never data: the worst case is a blocking read of a slow file in
+ * place, for at most FDCLASS_USES transfers.
  */
 #include <errno.h>
 #include <linux/magic.h>
@@ -25,18 +25,7 @@
 
 #include "fdclass.h"
 
-#define FDCLASS_SLOTS 64
-#define FDCLASS_USES  64
-
-struct fdclass_slot {
-	int fd;
-	unsigned uses;
-	unsigned epoch;
-	enum fd_class cls;
-};
-
-/* [fd % FDCLASS_SLOTS][is_write] */
-static _Thread_local struct fdclass_slot fdclass_cache[FDCLASS_SLOTS][2];
+#define FDCLASS_USES 64
 
 static atomic_uint fdclass_epoch = 1;
 
@@ -53,14 +42,15 @@ static bool in_memory(int fd)
 	       (sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC);
 }
 
-static struct fdclass_slot *slot_of(int fd, bool is_write)
+static struct fd_class_slot *slot_of(struct fd_class_cache *c, int fd,
+				     bool is_write)
 {
-	return &fdclass_cache[(unsigned)fd % FDCLASS_SLOTS][is_write];
+	return &c->s[(unsigned)fd % FD_CLASS_SLOTS][is_write];
 }
 
-enum fd_class fd_class_get(int fd, bool is_write)
+enum fd_class fd_class_get(struct fd_class_cache *c, int fd, bool is_write)
 {
-	struct fdclass_slot *s = slot_of(fd, is_write);
+	struct fd_class_slot *s = slot_of(c, fd, is_write);
 	unsigned epoch =
 		atomic_load_explicit(&fdclass_epoch, memory_order_relaxed);
 
@@ -71,9 +61,10 @@ enum fd_class fd_class_get(int fd, bool is_write)
 	return FD_CLASS_UNKNOWN;
 }
 
-enum fd_class fd_class_learn(int fd, bool is_write, int nowait_errno)
+enum fd_class fd_class_learn(struct fd_class_cache *c, int fd, bool is_write,
+			     int nowait_errno)
 {
-	struct fdclass_slot *s = slot_of(fd, is_write);
+	struct fd_class_slot *s = slot_of(c, fd, is_write);
 	enum fd_class cls = FD_CLASS_RING;
 
 	if (nowait_errno == 0 || nowait_errno == EAGAIN)
@@ -87,12 +78,12 @@ enum fd_class fd_class_learn(int fd, bool is_write, int nowait_errno)
 	return cls;
 }
 
-bool fd_class_in_memory(int fd, bool is_write)
+bool fd_class_in_memory(struct fd_class_cache *c, int fd, bool is_write)
 {
-	enum fd_class cls = fd_class_get(fd, is_write);
+	enum fd_class cls = fd_class_get(c, fd, is_write);
 
 	/* as an RWF_NOWAIT transfer refused on a file in memory would teach */
 	if (cls == FD_CLASS_UNKNOWN)
-		cls = fd_class_learn(fd, is_write, EOPNOTSUPP);
+		cls = fd_class_learn(c, fd, is_write, EOPNOTSUPP);
 	return cls == FD_CLASS_MEMORY;
 }

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,25 @@ debug_reply(const struct fring_req *req, uint64_t unique, int error, size_t len,
 		ret ? " [send failed]" : "");
 }
 
+/* Whether this answer is given on the dispatching thread inside the
+ * handler: then only this thread counts into the queue's *_own counters,
+ * and the handler's end drops the answer's reference with its own
+ * (req_end_handler()). Another thread never reads its own id there. */
+static bool answering_inline(const struct fring_req *req)
+{
+	return atomic_load_explicit(&req->handler_thread,
+				    memory_order_relaxed) ==
+	       (uintptr_t)pthread_self();
+}
+
+static void put_answer(struct fring_req *req, bool inl)
+{
+	if (inl)
+		req->put_deferred = true;
+	else
+		req_put(req);
+}
+
 static int send_claimed(struct fring_req *req, int error,
 			const struct iovec *args, int nargs)
 {
@@ -131,6 +151,7 @@ static int send_claimed(struct fring_req *req, int error,
 	struct iovec iov[1 + 8];
 	size_t len = sizeof(struct fuse_out_header);
 	uint64_t unique = atomic_load(&req->unique);
+	bool inl = answering_inline(req);
 	int cnt = 1, ret;
 
 	if (!error) {
@@ -147,9 +168,15 @@ static int send_claimed(struct fring_req *req, int error,
 	iov[0].iov_base = &req->out.oh;
 	iov[0].iov_len = sizeof(req->out.oh);
 
-	stat_add(q, replies, 1);
+	if (inl)
+		stat_add_own(q, replies_own, 1);
+	else
+		stat_add(q, replies, 1);
 	if (error)
 		stat_add(q, errors, 1);
+	else if (req->opcode == FUSE_READ && inl)
+		stat_add_own(q, bytes_read_own,
+			     len - sizeof(struct fuse_out_header));
 	else if (req->opcode == FUSE_READ)
 		stat_add(q, bytes_read, len - sizeof(struct fuse_out_header));
 	if (!q->tp->notes_latency)
@@ -158,7 +185,7 @@ static int send_claimed(struct fring_req *req, int error,
 	ret = req->q->tp->send(req, iov, cnt);
 	if (__builtin_expect(req->se->cfg.debug, 0))
 		debug_reply(req, unique, error, len, ret);
-	req_put(req);
+	put_answer(req, inl);
 	return ret;
 }
 
@@ -246,12 +273,17 @@ int reply_errno(struct fring_req *req, int err)
 
 void reply_none(struct fring_req *req)
 {
+	bool inl = answering_inline(req);
+
 	if (!claim(req))
 		return;
-	stat_add(req->q, noreplies, 1);
+	if (inl)
+		stat_add_own(req->q, noreplies_own, 1);
+	else
+		stat_add(req->q, noreplies, 1);
 	if (req->q->tp->noreply)
 		req->q->tp->noreply(req);
-	req_put(req);
+	put_answer(req, inl);
 }
 
 /* ---------------- encoders ---------------- */

@@ -93,12 +93,17 @@ struct fring_req *req_get(struct fring_queue *q)
 
 void req_put(struct fring_req *req)
 {
+	req_put_n(req, 1);
+}
+
+void req_put_n(struct fring_req *req, int n)
+{
 	struct fring_queue *q = req->q;
 
 	/* The decision to recycle is made before taking the lock, so the
 	 * interrupt scan (which only adds a reference to a live slot) can
 	 * never revive a slot on its way to the free list. */
-	if (atomic_fetch_sub(&req->refs, 1) != 1)
+	if (atomic_fetch_sub(&req->refs, n) != n)
 		return;
 	/* ordered after the decrement, which is a full barrier already */
 	atomic_store_explicit(&req->unique, 0, memory_order_release);

@@ -16,6 +16,8 @@ FRING_HIDDEN struct fring_req *req_get(struct fring_queue *q);
 /* Drops a reference; the last one recycles the slot (tp->recycle, or the
  * queue's free list). */
 FRING_HIDDEN void req_put(struct fring_req *req);
+/* req_put() of n references at once */
+FRING_HIDDEN void req_put_n(struct fring_req *req, int n);
 /* A slot starts serving `unique`: two references, counters, the clock
  * (t_start, or now if 0). */
 FRING_HIDDEN void req_begin(struct fring_req *req, uint64_t unique,

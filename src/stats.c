@@ -27,7 +27,9 @@ uint64_t stats_in_flight(const struct fring_qstats *st)
 	 * it can end, so this order never sees more ended than begun (the
 	 * clamp is for a reader on a weaker memory model than x86's). */
 	done = atomic_load_explicit(&st->replies, memory_order_acquire) +
-	       atomic_load_explicit(&st->noreplies, memory_order_acquire);
+	       atomic_load_explicit(&st->replies_own, memory_order_acquire) +
+	       atomic_load_explicit(&st->noreplies, memory_order_acquire) +
+	       atomic_load_explicit(&st->noreplies_own, memory_order_acquire);
 	begun = atomic_load_explicit(&st->requests, memory_order_acquire);
 	return begun > done ? begun - done : 0;
 }
@@ -81,6 +83,10 @@ static void stats_read(const struct fring_qstats *in, struct stats_snap *o)
 		atomic_load_explicit(&in->name, memory_order_relaxed);
 	FRING_STATS_LIST(STAT_LD, STAT_LD)
 #undef STAT_LD
+	o->c[STAT_replies] +=
+		atomic_load_explicit(&in->replies_own, memory_order_relaxed);
+	o->c[STAT_bytes_read] +=
+		atomic_load_explicit(&in->bytes_read_own, memory_order_relaxed);
 	o->c[STAT_in_flight] = stats_in_flight(in);
 	for (unsigned i = 0; i < FRING_STATS_OPCODES; i++)
 		o->by_opcode[i] = atomic_load_explicit(&in->by_opcode[i],

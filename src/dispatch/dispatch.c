@@ -85,8 +85,17 @@ _Static_assert(FRING_ARRAY_SIZE(ops) <= FRING_STATS_OPCODES,
 /* The handler returned: one that neither answered nor took the request
  * over (fring_req_async()) is a bug, answered EIO so the client does not
  * hang; then the handler's reference goes. */
+/* The handler runs on this thread from here (send_claimed()) */
+static void req_enter_handler(struct fring_req *req)
+{
+	req->put_deferred = false;
+	atomic_store_explicit(&req->handler_thread, (uintptr_t)pthread_self(),
+			      memory_order_relaxed);
+}
+
 static void req_end_handler(struct fring_req *req)
 {
+	atomic_store_explicit(&req->handler_thread, 0, memory_order_relaxed);
 	if (!atomic_load(&req->answered) && !(req->flags & REQ_ASYNC)) {
 		stat_add(req->q, handler_bugs, 1);
 		fr_err("handler bug: %s (unique %llu) returned without an "
@@ -95,7 +104,8 @@ static void req_end_handler(struct fring_req *req)
 		       (unsigned long long)atomic_load(&req->unique));
 		reply_send(req, -EIO, NULL, 0);
 	}
-	req_put(req);
+	/* the answer's reference too, when it was given inline */
+	req_put_n(req, req->put_deferred ? 2 : 1);
 }
 
 int msg_from_dev(struct fring_msg *m, const void *buf, size_t n)
@@ -134,6 +144,7 @@ void fring_dispatch(struct fring_req *req, struct fring_msg *m)
 	req->ext = m->ext;
 	req->ext_len = m->ext_len;
 	req_begin(req, ih->unique, m->t_start);
+	req_enter_handler(req);
 	stat_add_own(req->q, by_opcode[op < FRING_STATS_OPCODES ? op : 0], 1);
 	if (__builtin_expect(req->se->cfg.debug, 0))
 		debug_request(req, m);
@@ -153,6 +164,7 @@ void fring_reject(struct fring_req *req, const struct fuse_in_header *ih,
 	req->ext = NULL;
 	req->ext_len = 0;
 	req_begin(req, ih->unique, 0);
+	req_enter_handler(req);
 	malformed(req, why);
 	req_end_handler(req);
 }

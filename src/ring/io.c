@@ -272,7 +272,7 @@ static void helper_init(struct ring_io *io, struct fring_req *req, int fd,
 	/* small zero-copy transfers on a file in memory: through the pipe */
 	io->pipe_ok = req->buf.kind == FRING_BUF_FIXED &&
 		      size - done <= req->se->cfg.zc_pipe_max &&
-		      fd_class_in_memory(fd, is_write);
+		      fd_class_in_memory(&req->q->rt->fdclass, fd, is_write);
 	io->pipe_size = 0;
 }
 
@@ -381,7 +381,7 @@ static ssize_t inline_try(struct fring_req *req, int fd, off_t off, size_t size,
 	*done = 0;
 	if (size == 0 || size > req->se->cfg.inline_max)
 		return -EAGAIN;
-	cls = fd_class_get(fd, is_write);
+	cls = fd_class_get(&req->q->rt->fdclass, fd, is_write);
 	if (cls == FD_CLASS_MEMORY)
 		return io_sync_transfer(req, fd, off, size, 0, is_write);
 	if (cls == FD_CLASS_RING)
@@ -390,7 +390,7 @@ static ssize_t inline_try(struct fring_req *req, int fd, off_t off, size_t size,
 		     : preadv2(fd, &iov, 1, off, RWF_NOWAIT);
 	err = n < 0 ? errno : 0;
 	if (cls == FD_CLASS_UNKNOWN)
-		cls = fd_class_learn(fd, is_write, err);
+		cls = fd_class_learn(&req->q->rt->fdclass, fd, is_write, err);
 	if (n == (ssize_t)size || (n == 0 && !is_write))
 		return n;
 	if (cls == FD_CLASS_MEMORY)

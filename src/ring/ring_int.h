@@ -8,6 +8,7 @@
 #ifndef FRING_RING_INT_H
 #define FRING_RING_INT_H
 
+#include "fdclass.h"
 #include "opname.h"
 #include "reply.h"
 #include "req.h"
@@ -81,6 +82,9 @@ struct ring_thread {
 	struct ring_state *rs;
 	unsigned idx;
 	pthread_t th;
+	/* how its in-place transfers move data, by descriptor (fdclass.c);
+	 * only the thread itself reads and writes it */
+	struct fd_class_cache fdclass;
 	/* Written only by the thread, under lock (other threads read it
 	 * there: a handoff to a RETIRED thread is dropped); the thread itself
 	 * reads it without the lock. rt_set_state() moves it. */

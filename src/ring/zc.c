@@ -134,7 +134,8 @@ ssize_t ring_read_piped(struct fring_req *req, int fd, off_t off, size_t size)
 
 	if (!ring_on_thread_of(req) || rt_stopping(rt) ||
 	    ring_ent(req)->zc != ZC_READ || ring_ent(req)->zc_inflight ||
-	    size > req->se->cfg.zc_pipe_max || !fd_class_in_memory(fd, false))
+	    size > req->se->cfg.zc_pipe_max ||
+	    !fd_class_in_memory(&rt->fdclass, fd, false))
 		return -EAGAIN;
 	/* short: the end of the file (the room for size was reserved) */
 	n = rt_pipe_fill(rt, fd, off, size);

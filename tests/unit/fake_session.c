@@ -963,6 +963,18 @@ uint64_t fk_in_flight(void)
 	return stats_in_flight(&fk.q->stats);
 }
 
+uint64_t fk_replies(void)
+{
+	return atomic_load(&fk.q->stats.replies) +
+	       atomic_load(&fk.q->stats.replies_own);
+}
+
+uint64_t fk_bytes_read(void)
+{
+	return atomic_load(&fk.q->stats.bytes_read) +
+	       atomic_load(&fk.q->stats.bytes_read_own);
+}
+
 /* ---------------- expectations ---------------- */
 
 void fk_reset(void)

@@ -227,5 +227,9 @@ void fk_truncations(const struct mb *m, int err, unsigned flags);
 uint64_t fk_malformed(void);
 uint64_t fk_handler_bugs(void);
 uint64_t fk_in_flight(void);
+/* answers and READ bytes, however counted (an answer given inside the
+ * handler on its thread counts into the *_own fields) */
+uint64_t fk_replies(void);
+uint64_t fk_bytes_read(void);
 
 #endif

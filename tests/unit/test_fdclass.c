@@ -19,6 +19,9 @@
 
 #include "internal.h"
 
+/* a thread's cache, as a ring thread has one */
+static struct fd_class_cache cc;
+
 static void test_memory_file(void **state)
 {
 	int fd = memfd_create("fdclass", MFD_CLOEXEC);
@@ -31,10 +34,10 @@ static void test_memory_file(void **state)
 	/* shmem refuses RWF_NOWAIT: that is why the class exists */
 	assert_int_equal(preadv2(fd, &iov, 1, 0, RWF_NOWAIT), -1);
 	assert_int_equal(errno, EOPNOTSUPP);
-	assert_int_equal(fd_class_get(fd, false), FD_CLASS_UNKNOWN);
-	assert_int_equal(fd_class_learn(fd, false, EOPNOTSUPP),
+	assert_int_equal(fd_class_get(&cc, fd, false), FD_CLASS_UNKNOWN);
+	assert_int_equal(fd_class_learn(&cc, fd, false, EOPNOTSUPP),
 			 FD_CLASS_MEMORY);
-	assert_int_equal(fd_class_get(fd, false), FD_CLASS_MEMORY);
+	assert_int_equal(fd_class_get(&cc, fd, false), FD_CLASS_MEMORY);
 	close(fd);
 }
 
@@ -58,14 +61,16 @@ static void test_other_files(void **state)
 
 	(void)state;
 	/* takes RWF_NOWAIT (answered, or EAGAIN when it would block) */
-	assert_int_equal(fd_class_learn(fd, false, 0), FD_CLASS_NOWAIT);
-	assert_int_equal(fd_class_learn(fd, false, EAGAIN), FD_CLASS_NOWAIT);
+	assert_int_equal(fd_class_learn(&cc, fd, false, 0), FD_CLASS_NOWAIT);
+	assert_int_equal(fd_class_learn(&cc, fd, false, EAGAIN),
+			 FD_CLASS_NOWAIT);
 	/* refuses it but is not in memory: the ring */
-	assert_int_equal(fd_class_learn(fd, false, EOPNOTSUPP), FD_CLASS_RING);
-	assert_int_equal(fd_class_get(fd, false), FD_CLASS_RING);
+	assert_int_equal(fd_class_learn(&cc, fd, false, EOPNOTSUPP),
+			 FD_CLASS_RING);
+	assert_int_equal(fd_class_get(&cc, fd, false), FD_CLASS_RING);
 	/* a pipe refuses it too and is no memory filesystem */
 	assert_int_equal(pipe(p), 0);
-	assert_int_equal(fd_class_learn(p[0], false, EOPNOTSUPP),
+	assert_int_equal(fd_class_learn(&cc, p[0], false, EOPNOTSUPP),
 			 FD_CLASS_RING);
 	close(p[0]);
 	close(p[1]);
@@ -79,10 +84,10 @@ static void test_directions(void **state)
 	int fd = disk_fd();
 
 	(void)state;
-	fd_class_learn(fd, false, 0);
-	fd_class_learn(fd, true, EOPNOTSUPP);
-	assert_int_equal(fd_class_get(fd, false), FD_CLASS_NOWAIT);
-	assert_int_equal(fd_class_get(fd, true), FD_CLASS_RING);
+	fd_class_learn(&cc, fd, false, 0);
+	fd_class_learn(&cc, fd, true, EOPNOTSUPP);
+	assert_int_equal(fd_class_get(&cc, fd, false), FD_CLASS_NOWAIT);
+	assert_int_equal(fd_class_get(&cc, fd, true), FD_CLASS_RING);
 	close(fd);
 }
 
@@ -94,19 +99,19 @@ static void test_forgetting(void **state)
 
 	(void)state;
 	assert_true(fd >= 0);
-	fd_class_learn(fd, false, EOPNOTSUPP);
-	while (fd_class_get(fd, false) == FD_CLASS_MEMORY)
+	fd_class_learn(&cc, fd, false, EOPNOTSUPP);
+	while (fd_class_get(&cc, fd, false) == FD_CLASS_MEMORY)
 		uses++;
 	assert_int_equal(uses, 64);
 
-	fd_class_learn(fd, false, EOPNOTSUPP);
+	fd_class_learn(&cc, fd, false, EOPNOTSUPP);
 	fd_class_forget_all();
-	assert_int_equal(fd_class_get(fd, false), FD_CLASS_UNKNOWN);
+	assert_int_equal(fd_class_get(&cc, fd, false), FD_CLASS_UNKNOWN);
 
-	fd_class_learn(fd, false, EOPNOTSUPP);
-	fd_class_learn(fd + 64, false, 0); /* same slot */
-	assert_int_equal(fd_class_get(fd, false), FD_CLASS_UNKNOWN);
-	assert_int_equal(fd_class_get(fd + 64, false), FD_CLASS_NOWAIT);
+	fd_class_learn(&cc, fd, false, EOPNOTSUPP);
+	fd_class_learn(&cc, fd + 64, false, 0); /* same slot */
+	assert_int_equal(fd_class_get(&cc, fd, false), FD_CLASS_UNKNOWN);
+	assert_int_equal(fd_class_get(&cc, fd + 64, false), FD_CLASS_NOWAIT);
 	close(fd);
 }
 
