@@ -82,9 +82,6 @@ static void (*const ops[])(struct fring_req *req, struct fring_msg *m) = {
 _Static_assert(FRING_ARRAY_SIZE(ops) <= FRING_STATS_OPCODES,
 	       "stats must count every opcode");
 
-/* The handler returned: one that neither answered nor took the request
- * over (fring_req_async()) is a bug, answered EIO so the client does not
- * hang; then the handler's reference goes. */
 /* The handler runs on this thread from here (send_claimed()) */
 static void req_enter_handler(struct fring_req *req)
 {
@@ -93,6 +90,10 @@ static void req_enter_handler(struct fring_req *req)
 			      memory_order_relaxed);
 }
 
+/* The handler returned: one that neither answered nor took the request
+ * over (fring_req_async()) is a bug, answered EIO so the client does not
+ * hang; then the handler's reference goes, and the answer's if it was
+ * given inline. */
 static void req_end_handler(struct fring_req *req)
 {
 	atomic_store_explicit(&req->handler_thread, 0, memory_order_relaxed);
