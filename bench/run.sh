@@ -15,7 +15,12 @@
 #   -c LIST          configurations, comma-separated (default all):
 #                    tmpfs,fring-pt-dev,fring-pt-uring,fring-memfs-dev,
 #                    fring-memfs-uring,fuse-hp-classic,fuse-hp-uring
-#                    Not in the default set: fuse-hp-single (passthrough_hp
+#                    Not in the default set: fring-hpdrop-uring and
+#                    fring-hpdrop-dev (the same passthrough_hp binary as
+#                    fuse-hp-*, unchanged, on libfring's binary drop-in
+#                    libfuse3.so.3 from BUILD/compat/fuse3/dropin, with
+#                    -o io_uring or without: libfuse's API on libfring),
+#                    fuse-hp-single (passthrough_hp
 #                    --single, classic /dev/fuse with one thread), and
 #                    fring-null-dev, fring-null-uring: bench/nullfs.c, a
 #                    server that does no work (the transport's ceiling).
@@ -40,6 +45,9 @@
 #                    fewer if RLIMIT_NOFILE's hard limit is below 21000 and
 #                    cannot be raised, since passthrough_hp needs an fd each;
 #                    a FILES above that hard limit less 1000 is refused)
+#   --stat-rounds N  rounds of the metadata job's stat phase, each after
+#                    its own drop of the dentry cache, summed (default 5:
+#                    one round of 20,000 lookups lasts about 0.15 s here)
 #   -o DIR           output directory (default bench/results/DATE)
 #   --qd-sweep LIST  queue-depth sweep: configurations fring-pt-uring-qdN
 #                    for N in LIST (e.g. 1,4,8,16,32), jobs seqread,randread
@@ -84,6 +92,7 @@ CONFIGS=""
 RUNTIME=8
 SIZE=1g
 NFILES=""
+STAT_ROUNDS=5
 OUT=""
 QD_SWEEP=""
 PERF=0
@@ -105,6 +114,7 @@ while [ $# -gt 0 ]; do
 	-t) RUNTIME=$2; shift ;;
 	-s) SIZE=$2; shift ;;
 	-n) NFILES=$2; shift ;;
+	--stat-rounds) STAT_ROUNDS=$2; shift ;;
 	-o) OUT=$2; shift ;;
 	--qd-sweep) QD_SWEEP=$2; shift ;;
 	--perf) PERF=1 ;;
@@ -136,6 +146,7 @@ JOBS=${JOBS:-$ALL_JOBS}
 . "$ROOT/bench/lib.sh"
 
 [ "$(id -u)" = 0 ] || die "run as root (mounts, /sys/module/fuse/parameters/enable_uring)"
+[[ "$STAT_ROUNDS" =~ ^[1-9][0-9]{0,2}$ ]] || die "--stat-rounds $STAT_ROUNDS: a number from 1 to 999"
 # Passthrough servers keep a descriptor per inode (libfuse's passthrough_hp
 # raises its soft limit to the hard one and needs more than N of them for
 # N files). Without CAP_SYS_RESOURCE the hard limit cannot be raised: then
@@ -167,7 +178,9 @@ needs() { [[ ",$CONFIGS," == *",$1"* ]]; }
 needs fring-pt && { [ -x "$PT" ] || die "$PT missing: ninja -C $BUILDDIR"; }
 needs fring-memfs && { [ -x "$MEMFS" ] || die "$MEMFS missing: ninja -C $BUILDDIR"; }
 needs fring-null && { [ -x "$NULLFS" ] || die "$NULLFS missing: ninja -C $BUILDDIR"; }
-if needs fuse-hp && [ ! -x "$HP" ]; then
+DROPIN=$BUILDDIR/compat/fuse3/dropin
+needs fring-hpdrop && { [ -f "$DROPIN/libfuse3.so.4" ] || die "$DROPIN/libfuse3.so.4 missing: ninja -C $BUILDDIR"; }
+if { needs fuse-hp || needs fring-hpdrop; } && [ ! -x "$HP" ]; then
 	log "passthrough_hp not built: running bench/build-libfuse.sh"
 	"$ROOT/bench/build-libfuse.sh" || die "building libfuse failed"
 fi
@@ -201,7 +214,7 @@ cleanup() {
 	trap - EXIT INT TERM
 	cleanup_server "$MNT" "$SRC"
 	uring_restore
-	rm -rf "${WORK:?}/bin" "${WORK:?}/lib" "${WORK:?}/b"
+	rm -rf "${WORK:?}/bin" "${WORK:?}/lib" "${WORK:?}/b" "${WORK:?}/dropin"
 	rmdir "$MNT" "$SRC" "$WORK" 2>/dev/null
 	exit $rc
 }
@@ -222,6 +235,11 @@ if [ -n "$FRING_SO" ]; then
 	[ -x "$PT" ] && cp "$PT" "$WORK/bin/passthrough" && PT=$WORK/bin/passthrough
 	[ -x "$MEMFS" ] && cp "$MEMFS" "$WORK/bin/memfs" && MEMFS=$WORK/bin/memfs
 	[ -x "$NULLFS" ] && cp "$NULLFS" "$WORK/bin/nullfs" && NULLFS=$WORK/bin/nullfs
+fi
+# the drop-in (libfuse3.so.3, and .so.4 a link to it), for fring-hpdrop-*
+if [ -f "$DROPIN/libfuse3.so.3" ]; then
+	mkdir -p "$WORK/dropin"
+	cp -L "$DROPIN/libfuse3.so.3" "$WORK/dropin/" && ln -sf libfuse3.so.3 "$WORK/dropin/libfuse3.so.4"
 fi
 FRING_ENV=(env LD_LIBRARY_PATH="$WORK/lib")
 # The second build (-B), snapshotted the same way under $WORK/b
@@ -246,13 +264,14 @@ mount -t tmpfs -o size=8g,mode=1777 fring-bench-src "$SRC" || die "cannot mount 
 	env_lines
 	echo "libfring: $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)"
 	[ -n "$FRING_SO" ] && echo "libfring binaries (copied at start): $(sha256sum "$WORK/lib/"* "$WORK/bin/"* 2>/dev/null | awk '{ printf "%s %.12s  ", $2, $1 }' | sed "s|$WORK/||g")"
+	needs fring-hpdrop && echo "libfring's drop-in (fring-hpdrop-*): dropin/libfuse3.so.3 $(sha256sum "$WORK/dropin/libfuse3.so.3" | cut -c 1-12)"
 	[ -n "$BUILD_B" ] && echo "build B (-B $BUILD_B, configurations *-b): $(sha256sum "$WORK/b/lib/"* "$WORK/b/bin/"* 2>/dev/null | awk '{ printf "%s %.12s  ", $2, $1 }' | sed "s|$WORK/||g")"
 	echo "libfring build: $(sed -n 's/.*"buildtype", "value": "\([a-z]*\)".*/\1/p' "$BUILDDIR/meson-info/intro-buildoptions.json" 2>/dev/null)"
 	[ -x "$HP" ] && echo "libfuse: $(cat "$HP_BUILD/VERSION" 2>/dev/null || echo '?') ($HP)"
 	echo "enable_uring before: ${OLD_URING:-untouched}"
 	echo "configs: $CONFIGS"
 	echo "jobs: $JOBS"
-	echo "reps: $REPS, runtime ${RUNTIME}s, size $SIZE x 2 jobs, metadata job $NFILES files over 2 procs"
+	echo "reps: $REPS, runtime ${RUNTIME}s, size $SIZE x 2 jobs, metadata job $NFILES files over 2 procs, stat phase $STAT_ROUNDS rounds"
 	[ -n "$FRING_OPTS" ] && echo "fring extra options: $FRING_OPTS"
 	echo "libfring passthrough as passthrough_hp: ${PT_AS_HP:-no (--pt-own-defaults)}"
 } >"$OUT/env.txt"
@@ -308,6 +327,14 @@ start_config() {
 		fi ;;
 	fuse-hp-classic)
 		cmd=("$HP" --foreground --nopassthrough "$SRC" "$MNT") ;;
+	fring-hpdrop-uring|fring-hpdrop-dev)
+		# libfuse's binary on the drop-in: LD_LIBRARY_PATH wins over
+		# its RUNPATH. -o io_uring asks libfring for transport=auto,
+		# which is uring on this kernel (the log's mount line says)
+		cmd=(env LD_LIBRARY_PATH="$WORK/dropin" "$HP" --foreground --nopassthrough)
+		[[ "$base" == *-uring ]] && cmd+=(-o "io_uring${qd:+,io_uring_q_depth=$qd}")
+		[ -n "$bg" ] && cmd+=(-o "max_background=$bg")
+		cmd+=("$SRC" "$MNT") ;;
 	fuse-hp-single)
 		cmd=("$HP" --foreground --nopassthrough --single "$SRC" "$MNT") ;;
 	fuse-hp-uring)
@@ -390,7 +417,8 @@ record() { # rep config job value unit io_bytes seconds cpu_s [p50_us p99_us]
 			per_op=$(awk -v c="$8" -v b="$6" -v s="$bs" 'BEGIN { printf "%.2f", c * 1e6 / (b / s) }')
 		fi
 		if [[ "$3" == meta-* ]]; then
-			per_op=$(awk -v c="$8" -v n="$NFILES" 'BEGIN { printf "%.2f", c * 1e6 / n }')
+			# operations: rate x seconds (the stat phase has rounds)
+			per_op=$(awk -v c="$8" -v r="$4" -v s="$7" 'BEGIN { printf "%.2f", c * 1e6 / (r * s) }')
 		fi
 	fi
 	echo "$1,$2,$3,$4,$5,$6,$7,$8,$per_gib,$per_op,${9:-},${10:-}" >>"$CSV"
@@ -416,7 +444,7 @@ run_job() { # rep config job
 	local bw iops bytes secs p50 p99
 	if [ "$job" = meta ]; then
 		local m=$OUT/raw/rep$rep-$conf-meta.jsonl
-		"$CACHE/bin/metaops" -n "$NFILES" -p 2 --drop-dentries ${DAEMON_PID:+--pid "$DAEMON_PID"} "$DIR" >"$m" 2>>"$OUT/logs/metaops.stderr" ||
+		"$CACHE/bin/metaops" -n "$NFILES" -p 2 --drop-dentries --stat-rounds "$STAT_ROUNDS" ${DAEMON_PID:+--pid "$DAEMON_PID"} "$DIR" >"$m" 2>>"$OUT/logs/metaops.stderr" ||
 			{ log "metaops failed on $conf (see logs/metaops.stderr): not recorded"; return; }
 		while read -r ph ops secs cpu; do
 			record "$rep" "$conf" "meta-$ph" "$ops" ops/s 0 "$secs" "$cpu"

@@ -24,7 +24,8 @@ from collections import defaultdict
 JOB_ORDER = ["seqread", "seqwrite", "randread", "randwrite", "meta-create", "meta-stat", "meta-unlink"]
 CONF_ORDER = ["tmpfs", "fring-pt-dev", "fring-pt-uring", "fring-pt-dev-passthrough",
               "fring-pt-uring-passthrough", "fring-memfs-dev",
-              "fring-memfs-uring", "fring-null-dev", "fring-null-uring", "fuse-hp-classic",
+              "fring-memfs-uring", "fring-null-dev", "fring-null-uring", "fring-hpdrop-dev",
+              "fring-hpdrop-uring", "fuse-hp-classic",
               "fuse-hp-single", "fuse-hp-uring"]
 JOB_TITLE = {
     "seqread": "1 MiB sequential read, O_DIRECT, 2 jobs (MiB/s)",
@@ -42,6 +43,8 @@ PAIRS = [
     ("fuse-hp-uring", "fuse-hp-classic", "libfuse passthrough_hp io_uring/classic", None, None),
     ("fring-pt-uring", "fuse-hp-uring", "libfring/libfuse on uring (passthrough vs passthrough_hp -o io_uring)", 1.2, 1.0),
     ("fring-pt-dev", "fuse-hp-classic", "libfring/libfuse on dev (passthrough vs passthrough_hp classic)", 1.0, 1.0),
+    ("fring-hpdrop-uring", "fuse-hp-uring", "passthrough_hp, one binary: on libfring's drop-in / on libfuse, -o io_uring", None, None),
+    ("fring-hpdrop-dev", "fuse-hp-classic", "passthrough_hp, one binary: on libfring's drop-in / on libfuse, /dev/fuse", None, None),
     ("fring-null-uring", "fuse-hp-uring", "ceiling: libfring nullfs uring / passthrough_hp -o io_uring", None, None),
     ("fring-pt-uring", "fring-pt-uring-b", "libfring passthrough uring: this build / build B (run.sh -B)", None, None),
     ("fring-pt-uring-b", "fuse-hp-uring", "build B (run.sh -B) passthrough uring / passthrough_hp -o io_uring", None, None),
