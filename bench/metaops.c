@@ -18,8 +18,10 @@
  *
  * Output: one JSON object per phase and line:
  * {"phase":"create","files":20000,"procs":2,"rounds":1,"seconds":..,
- *  "ops_per_s":..,"server_cpu_s":..} (seconds and CPU summed over the
- * rounds; ops_per_s counts files times rounds)
+ *  "ops_per_s":..,"server_cpu_s":..,"p50_us":..,"p99_us":..} (seconds and
+ * CPU summed over the rounds; ops_per_s counts files times rounds; p50 and
+ * p99 of the time one call took, over every call of the phase: a create
+ * is its open and its close)
  *
  * Build: cc -O2 -o metaops bench/metaops.c
  */
@@ -31,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -39,6 +42,21 @@
 
 enum phase { CREATE, STAT, UNLINK };
 static const char *const phase_name[] = {"create", "stat", "unlink"};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* the q-quantile of n sorted values (nearest rank) */
+static double quantile(const double *v, size_t n, double q)
+{
+	size_t k = (size_t)(q * (double)n + 0.999999);
+
+	return v[k ? k - 1 : 0];
+}
 
 static double now(void)
 {
@@ -79,16 +97,20 @@ static double proc_cpu(pid_t pid)
 	return (double)(ut + st) / sysconf(_SC_CLK_TCK);
 }
 
+/* lat: the round's slots, one per file (shared with the parent); each
+ * call's time in µs goes into its file's slot */
 static int run_child(const char *dir, int idx, long first, long count,
-		     enum phase ph)
+		     enum phase ph, double *lat)
 {
 	char path[PATH_MAX];
 	struct stat st;
+	double t;
 	long i;
 	int fd;
 
 	for (i = first; i < first + count; i++) {
 		snprintf(path, sizeof(path), "%s/m%d/f%ld", dir, idx, i);
+		t = now();
 		switch (ph) {
 		case CREATE:
 			fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
@@ -105,6 +127,7 @@ static int run_child(const char *dir, int idx, long first, long count,
 				goto fail;
 			break;
 		}
+		lat[i] = (now() - t) * 1e6;
 	}
 	return 0;
 fail:
@@ -130,11 +153,11 @@ static void drop_dentries(void)
 /*
  * One timed round of a phase: PROCS processes share FILES, all started at
  * once (a pipe is the starting gun), timed from the gun to the last exit.
- * *cpu is the server's CPU-seconds over the round, or -1. 0, or 1 when a
- * process failed.
+ * *cpu is the server's CPU-seconds over the round, or -1; lat gets each
+ * call's time (FILES slots, shared). 0, or 1 when a process failed.
  */
 static int timed_round(const char *dir, int procs, long files, enum phase ph,
-		       pid_t server, double *secs, double *cpu)
+		       pid_t server, double *secs, double *cpu, double *lat)
 {
 	int gun[2], i, ret = 0;
 	double t0, t1, c0, c1;
@@ -157,7 +180,7 @@ static int timed_round(const char *dir, int procs, long files, enum phase ph,
 			close(gun[1]);
 			if (read(gun[0], &b, 1) < 0)
 				_exit(2);
-			_exit(run_child(dir, i, first, share, ph));
+			_exit(run_child(dir, i, first, share, ph, lat));
 		}
 	}
 	close(gun[0]);
@@ -231,27 +254,39 @@ int main(int argc, char *argv[])
 
 	for (enum phase ph = CREATE; ph <= UNLINK && !ret; ph++) {
 		int rounds = ph == STAT ? stat_rounds : 1;
-		double secs = 0, cpu = 0;
+		size_t n = (size_t)files * (size_t)rounds;
+		double secs = 0, cpu = 0, *lat;
 
+		/* the children write each call's time here */
+		lat = mmap(NULL, n * sizeof(*lat), PROT_READ | PROT_WRITE,
+			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (lat == MAP_FAILED) {
+			perror("metaops: mmap");
+			return 1;
+		}
 		for (int r = 0; r < rounds && !ret; r++) {
 			double s1 = 0, c1 = -1;
 
 			if (ph == STAT && drop)
 				drop_dentries();
 			ret = timed_round(dir, procs, files, ph, server, &s1,
-					  &c1);
+					  &c1, lat + (size_t)r * (size_t)files);
 			secs += s1;
 			cpu = (cpu < 0 || c1 < 0) ? -1.0 : cpu + c1;
 		}
-		if (ret)
-			break;
-		printf("{\"phase\":\"%s\",\"files\":%ld,\"procs\":%d,"
-		       "\"rounds\":%d,"
-		       "\"seconds\":%.6f,\"ops_per_s\":%.1f,\"server_cpu_s\":%."
-		       "3f}\n",
-		       phase_name[ph], files, procs, rounds, secs,
-		       files * rounds / secs, cpu);
-		fflush(stdout);
+		if (!ret) {
+			qsort(lat, n, sizeof(*lat), cmp_double);
+			printf("{\"phase\":\"%s\",\"files\":%ld,\"procs\":%d,"
+			       "\"rounds\":%d,\"seconds\":%.6f,\"ops_per_s\":%."
+			       "1f,"
+			       "\"server_cpu_s\":%.3f,\"p50_us\":%.2f,"
+			       "\"p99_us\":%.2f}\n",
+			       phase_name[ph], files, procs, rounds, secs,
+			       (double)n / secs, cpu, quantile(lat, n, 0.50),
+			       quantile(lat, n, 0.99));
+			fflush(stdout);
+		}
+		munmap(lat, n * sizeof(*lat));
 	}
 
 	for (i = 0; i < procs; i++) {

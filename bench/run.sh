@@ -406,7 +406,8 @@ run_fio() { # JOB DIR OUTFILE
 
 # Server CPU per GiB (data jobs) and per operation: a metadata phase's
 # files, or a data job's fio operations (io_bytes / block size). p50, p99:
-# fio's completion latency percentiles in microseconds (data jobs only).
+# fio's completion latency percentiles in microseconds (data jobs), or
+# the time of one call as metaops measures it (metadata phases).
 record() { # rep config job value unit io_bytes seconds cpu_s [p50_us p99_us]
 	local per_gib="" per_op="" bs
 	if [ "$8" != "" ]; then
@@ -446,15 +447,15 @@ run_job() { # rep config job
 		local m=$OUT/raw/rep$rep-$conf-meta.jsonl
 		"$CACHE/bin/metaops" -n "$NFILES" -p 2 --drop-dentries --stat-rounds "$STAT_ROUNDS" ${DAEMON_PID:+--pid "$DAEMON_PID"} "$DIR" >"$m" 2>>"$OUT/logs/metaops.stderr" ||
 			{ log "metaops failed on $conf (see logs/metaops.stderr): not recorded"; return; }
-		while read -r ph ops secs cpu; do
-			record "$rep" "$conf" "meta-$ph" "$ops" ops/s 0 "$secs" "$cpu"
-			log "  $conf meta-$ph: $ops ops/s${cpu:+, server CPU ${cpu}s}"
+		while read -r ph ops secs p50 p99 cpu; do
+			record "$rep" "$conf" "meta-$ph" "$ops" ops/s 0 "$secs" "$cpu" "$p50" "$p99"
+			log "  $conf meta-$ph: $ops ops/s, p50 $p50 us, p99 $p99 us${cpu:+, server CPU ${cpu}s}"
 		done < <(python3 -c '
 import json, sys
 for line in open(sys.argv[1]):
     d = json.loads(line)
     cpu = d["server_cpu_s"]
-    print(d["phase"], d["ops_per_s"], d["seconds"], "" if cpu < 0 else cpu)
+    print(d["phase"], d["ops_per_s"], d["seconds"], d["p50_us"], d["p99_us"], "" if cpu < 0 else cpu)
 ' "$m")
 		return
 	fi
