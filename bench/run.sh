@@ -237,7 +237,7 @@ if [ -n "$FRING_SO" ]; then
 	[ -x "$NULLFS" ] && cp "$NULLFS" "$WORK/bin/nullfs" && NULLFS=$WORK/bin/nullfs
 fi
 # the drop-in (libfuse3.so.3, and .so.4 a link to it), for fring-hpdrop-*
-if [ -f "$DROPIN/libfuse3.so.3" ]; then
+if needs fring-hpdrop; then
 	mkdir -p "$WORK/dropin"
 	cp -L "$DROPIN/libfuse3.so.3" "$WORK/dropin/" && ln -sf libfuse3.so.3 "$WORK/dropin/libfuse3.so.4"
 fi
@@ -328,6 +328,9 @@ start_config() {
 	fuse-hp-classic)
 		cmd=("$HP" --foreground --nopassthrough "$SRC" "$MNT") ;;
 	fring-hpdrop-uring|fring-hpdrop-dev)
+		# only this build's drop-in is snapshotted: a -b name would
+		# run it under build B's label
+		[ -z "$b" ] || { log "$name: the drop-in has no second build (-B)"; return 1; }
 		# libfuse's binary on the drop-in: LD_LIBRARY_PATH wins over
 		# its RUNPATH. -o io_uring asks libfring for transport=auto,
 		# which is uring on this kernel (the log's mount line says)
